@@ -1,0 +1,41 @@
+#include "actors/actor_support.hpp"
+
+#include <caf/send.hpp>
+#include <fmt/core.h>
+
+#include "actors/frame_inspect.hpp"
+#include "messages/metrics.hpp"
+
+namespace dvla::actors {
+
+void name_failures(caf::scheduled_actor* self, std::string actor_name) {
+  self->set_exception_handler([name = std::move(actor_name)](caf::scheduled_actor*,
+                                                              std::exception_ptr& ptr) {
+    try {
+      std::rethrow_exception(ptr);
+    } catch (const std::exception& e) {
+      return make_error(errc::actor_failed, name + ": " + e.what());
+    } catch (...) {
+      return make_error(errc::actor_failed, name + ": unknown exception");
+    }
+  });
+}
+
+uint64_t steady_now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+void report_rejected(caf::scheduled_actor* self, const caf::actor& supervisor,
+                     const std::string& actor_name, const std::string& what) {
+  fmt::print(stderr, "dvla: {} rejected a message: {}\n", actor_name, what);
+  if (!supervisor) return;
+  msg::Metrics m;
+  m.source = actor_name;
+  m.timestamp_ns = steady_now_ns();
+  m.samples = {{"rejected_messages", 1.0}};
+  caf::anon_send(supervisor, msg::build(m));
+}
+
+}  // namespace dvla::actors

@@ -1,0 +1,29 @@
+#pragma once
+// dvla's error category for CAF: errors that cross actor boundaries carry a code and a message.
+#include <caf/error.hpp>
+#include <caf/make_message.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace dvla::actors {
+
+enum class errc : uint8_t {
+  malformed_message = 1,  // a frame failed validation
+  incompatible_message,   // a valid frame that does not fit the receiver (shape, policy)
+  actor_failed,           // an actor ended by an exception
+  no_answer,              // a peer did not answer in time
+  bad_setup,              // an actor could not be built from its setup
+};
+
+const char* to_string(errc e);
+
+inline caf::error make_error(errc code, std::string message) {
+  return caf::error(static_cast<uint8_t>(code), caf::atom("dvla"),
+                    caf::make_message(std::move(message)));
+}
+
+// A readable sentence for any error: dvla errors give their message, others CAF's rendering.
+std::string describe(const caf::error& e);
+
+}  // namespace dvla::actors

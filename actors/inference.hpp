@@ -1,0 +1,33 @@
+#pragma once
+// Inference (lane 2): one policy replica. Batches the observation requests that are waiting in its
+// mailbox into one forward pass, answers each with its rows of actions stamped with the policy
+// version, and swaps in staged weights at batch boundaries.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "actors/interfaces.hpp"
+#include "envs/env_spec.hpp"
+
+namespace dvla {
+class Policy;
+}
+
+namespace dvla::actors {
+
+struct InferenceSetup {
+  std::string name = "inference/0";
+  envs::EnvSpec spec;
+  // Builds the replica's policy (called twice: active and staging buffers).
+  std::function<std::shared_ptr<Policy>()> make_policy;
+  uint64_t seed = 1;           // action sampling
+  caf::actor supervisor;       // receives rejection counts; may be null
+};
+
+// Spawns a detached inference actor: its forward passes run on a thread of their own.
+inference_actor spawn_inference(caf::actor_system& system, InferenceSetup setup);
+
+}  // namespace dvla::actors

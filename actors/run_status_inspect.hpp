@@ -1,0 +1,16 @@
+#pragma once
+// How CAF serializes and prints a RunStatus.
+#include <caf/meta/type_name.hpp>
+
+#include "runtime/run_status.hpp"
+
+namespace dvla {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
+  return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds,
+           x.steps_per_second, x.episodes, x.mean_return, x.version, x.policy_lag_mean,
+           x.samples_trained, x.dropped_stale, x.rejected_messages, x.finished, x.failure);
+}
+
+}  // namespace dvla

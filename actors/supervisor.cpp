@@ -1,0 +1,221 @@
+#include "actors/supervisor.hpp"
+
+#include <caf/all.hpp>
+#include <fmt/core.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+
+#include "actors/actor_support.hpp"
+#include "actors/distributor.hpp"
+#include "actors/frame_inspect.hpp"
+#include "actors/run_status_inspect.hpp"
+#include "actors/inference.hpp"
+#include "actors/sampler.hpp"
+#include "actors/trainer.hpp"
+#include "envs/batched_env.hpp"
+#include "messages/metrics.hpp"
+#include "messages/version_announcement.hpp"
+#include "runtime/run_status.hpp"
+
+namespace dvla::actors {
+namespace {
+
+constexpr size_t return_window = 100;  // episodes in the running mean return
+
+struct SupervisorState {
+  Config config;
+  trainer_actor trainer;
+  std::vector<caf::actor> children;  // every actor of the graph, for shutdown
+  std::map<caf::actor_addr, std::string> names;
+  RunStatus status;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::deque<double> recent_returns;
+  double lag_weighted_sum = 0;
+  size_t samplers_finished = 0;
+  bool stopping = false;
+};
+
+using self_ptr = caf::stateful_actor<SupervisorState>*;
+
+// Monitored, to report how a child ended; linked, so that children end with the supervisor.
+template <class Handle>
+Handle watch(self_ptr self, Handle h, const std::string& name) {
+  self->monitor(h);
+  self->link_to(h);
+  self->state.names[h.address()] = name;
+  self->state.children.push_back(caf::actor_cast<caf::actor>(h));
+  return h;
+}
+
+// Batched steps for each sampler: together at least max_env_steps env steps.
+std::vector<uint64_t> step_budgets(const Config& c) {
+  const auto per_step = static_cast<uint64_t>(c.graph.envs_per_sampler);
+  const uint64_t total = (c.run.max_env_steps + per_step - 1) / per_step;
+  const auto n = static_cast<uint64_t>(c.graph.samplers);
+  std::vector<uint64_t> budgets(n, total / n);
+  for (uint64_t i = 0; i < total % n; ++i) ++budgets[i];
+  return budgets;
+}
+
+void build_graph(self_ptr self, const GraphParts& parts) {
+  auto& s = self->state;
+  const auto& c = s.config;
+  auto& sys = self->system();
+  const auto spec = parts.env_spec();
+  auto make_policy = [parts, spec] { return parts.make_policy(spec); };
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+
+  std::vector<inference_actor> replicas;
+  for (int r = 0; r < c.graph.inference_replicas; ++r) {
+    InferenceSetup setup;
+    setup.name = "inference/" + std::to_string(r);
+    setup.spec = spec;
+    setup.make_policy = make_policy;
+    setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r));
+    setup.supervisor = me;
+    replicas.push_back(watch(self, spawn_inference(sys, setup), setup.name));
+  }
+  DistributorSetup d;
+  d.replicas = replicas;
+  d.timeout_s = c.run.message_timeout_s;
+  auto distributor = watch(self, spawn_distributor(sys, d), d.name);
+
+  TrainerSetup t;
+  t.spec = spec;
+  t.make_policy = make_policy;
+  t.ppo = c.ppo;
+  t.seed = c.run.seed;
+  t.timeout_s = c.run.message_timeout_s;
+  t.distributor = distributor;
+  t.supervisor = me;
+  s.trainer = watch(self, spawn_trainer(sys, t), t.name);
+
+  const auto budgets = step_budgets(c);
+  std::vector<sampler_actor> samplers;
+  for (int i = 0; i < c.graph.samplers; ++i) {
+    SamplerSetup setup;
+    setup.name = "sampler/" + std::to_string(i);
+    setup.id = static_cast<uint32_t>(i);
+    const auto envs = static_cast<size_t>(c.graph.envs_per_sampler);
+    setup.make_env = [parts, i, envs] { return parts.make_env(static_cast<uint32_t>(i), envs); };
+    setup.seed = c.run.seed;
+    setup.segment_length = c.graph.segment_length;
+    setup.segments_in_flight = c.graph.segments_in_flight;
+    setup.step_budget = budgets[static_cast<size_t>(i)];
+    setup.timeout_s = c.run.message_timeout_s;
+    setup.inference = replicas[static_cast<size_t>(i) % replicas.size()];
+    setup.trainer = s.trainer;
+    setup.supervisor = me;
+    samplers.push_back(watch(self, spawn_sampler(sys, setup), setup.name));
+  }
+  self->send(s.trainer, start_atom::value);
+  for (auto& sampler : samplers) self->send(sampler, start_atom::value);
+}
+
+void stop_graph(self_ptr self) {
+  auto& s = self->state;
+  s.stopping = true;
+  for (auto& child : s.children) self->send_exit(child, caf::exit_reason::user_shutdown);
+}
+
+void fail(self_ptr self, const std::string& why) {
+  auto& s = self->state;
+  if (s.status.failure.empty()) s.status.failure = why;
+  s.status.finished = true;
+  stop_graph(self);
+}
+
+void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
+  auto& s = self->state;
+  auto m = msg::read(frame);
+  if (!m) {
+    fmt::print(stderr, "dvla: supervisor rejected a message: {}\n", m.error().message());
+    ++s.status.rejected_messages;
+    return;
+  }
+  for (const auto& [name, value] : m->samples) {
+    if (name == "env_steps") {
+      s.status.env_steps += static_cast<uint64_t>(value);
+    } else if (name == "episode_return") {
+      ++s.status.episodes;
+      s.recent_returns.push_back(value);
+      if (s.recent_returns.size() > return_window) s.recent_returns.pop_front();
+    } else if (name == "rejected_messages") {
+      s.status.rejected_messages += static_cast<uint64_t>(value);
+    }
+  }
+  double sum = 0;
+  for (auto r : s.recent_returns) sum += r;
+  if (!s.recent_returns.empty()) s.status.mean_return = sum / static_cast<double>(s.recent_returns.size());
+}
+
+void on_version(self_ptr self, const msg::VersionFrame& frame) {
+  auto& s = self->state;
+  auto v = msg::read(frame);
+  if (!v) {
+    fmt::print(stderr, "dvla: supervisor rejected a message: {}\n", v.error().message());
+    ++s.status.rejected_messages;
+    return;
+  }
+  const uint64_t newly_trained = v->samples_trained - std::min(v->samples_trained, s.status.samples_trained);
+  s.lag_weighted_sum += v->policy_lag_mean * static_cast<double>(newly_trained);
+  s.status.version = v->version;
+  s.status.samples_trained = v->samples_trained;
+  s.status.dropped_stale = v->samples_dropped;
+  if (s.status.samples_trained > 0)
+    s.status.policy_lag_mean = s.lag_weighted_sum / static_cast<double>(s.status.samples_trained);
+}
+
+caf::behavior supervisor(self_ptr self, Config config, GraphParts parts) {
+  auto& s = self->state;
+  s.config = std::move(config);
+  self->set_down_handler([self](caf::down_msg& down) {
+    auto& s = self->state;
+    if (s.stopping) return;
+    const auto name = s.names.count(down.source) ? s.names[down.source] : std::string("an actor");
+    fail(self, down.reason ? describe(down.reason) : name + " stopped unexpectedly");
+  });
+  // A child's end arrives twice (link and monitor): the down handler above deals with it.
+  self->set_exit_handler([](caf::exit_msg&) {});
+  try {
+    build_graph(self, parts);
+  } catch (const std::exception& e) {
+    fail(self, std::string("building the actor graph failed: ") + e.what());
+  }
+  return {
+      [self](const msg::MetricsFrame& f) { on_metrics(self, f); },
+      [self](const msg::VersionFrame& f) { on_version(self, f); },
+      [self](finished_atom, uint32_t) {
+        auto& s = self->state;
+        if (++s.samplers_finished == static_cast<size_t>(s.config.graph.samplers))
+          s.status.finished = true;
+      },
+      [self](status_atom) {
+        auto& s = self->state;
+        s.status.wall_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
+        s.status.steps_per_second =
+            s.status.wall_seconds > 0 ? static_cast<double>(s.status.env_steps) / s.status.wall_seconds : 0;
+        return s.status;
+      },
+      [self](weights_atom a) -> caf::result<msg::WeightsFrame> {
+        if (!self->state.trainer) return make_error(errc::bad_setup, "there is no trainer");
+        return self->delegate(self->state.trainer, a);
+      },
+      [self](shutdown_atom) {
+        stop_graph(self);
+        self->quit();
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
+                            const GraphParts& parts) {
+  return system.spawn(supervisor, config, parts);
+}
+
+}  // namespace dvla::actors

@@ -1,0 +1,35 @@
+#pragma once
+// Trainer (lane 3): the learner. Admits trajectory segments within the staleness bound, trains
+// once a batch is gathered, and publishes each new policy version through the distributor.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "actors/interfaces.hpp"
+#include "envs/env_spec.hpp"
+#include "runtime/ppo_config.hpp"
+
+namespace dvla {
+class Policy;
+}
+
+namespace dvla::actors {
+
+struct TrainerSetup {
+  std::string name = "trainer";
+  envs::EnvSpec spec;
+  std::function<std::shared_ptr<Policy>()> make_policy;
+  PpoConfig ppo;
+  uint64_t seed = 1;
+  double timeout_s = 60;
+  distributor_actor distributor;  // receives every new version; may be null
+  caf::actor supervisor;          // receives version announcements and rejections; may be null
+};
+
+// Spawns a detached trainer: gradient steps run on a thread of their own.
+trainer_actor spawn_trainer(caf::actor_system& system, TrainerSetup setup);
+
+}  // namespace dvla::actors

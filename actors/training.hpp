@@ -1,0 +1,27 @@
+#pragma once
+// The public entry point of a training run: build the actor graph from a Config and GraphParts,
+// run it until the env-step budget is spent, and return the final weights. No CAF or LibTorch in
+// this header: an app that only composes graphs needs neither.
+#include <functional>
+
+#include "messages/frame.hpp"
+#include "runtime/config.hpp"
+#include "runtime/expected.hpp"
+#include "runtime/graph_parts.hpp"
+#include "runtime/run_status.hpp"
+
+namespace dvla {
+
+struct TrainingResult {
+  RunStatus status;
+  msg::WeightsFrame weights;  // the trainer's latest version
+};
+
+// Called about every config.run.progress_interval_s seconds while the run goes on.
+using ProgressCallback = std::function<void(const RunStatus&)>;
+
+// Runs the actor graph. The error names the actor that failed and why.
+Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
+                               const ProgressCallback& on_progress = {});
+
+}  // namespace dvla

@@ -1,0 +1,109 @@
+#include "apps/dvla-ppo/options.hpp"
+
+#include <fmt/core.h>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "apps/common/command_line.hpp"
+
+namespace dvla::apps {
+namespace {
+
+// Flags that are shorthand for one config key.
+const std::map<std::string, std::string>& key_flags() {
+  static const std::map<std::string, std::string> flags{
+      {"--env", "env"},           {"--algo", "algo"},
+      {"--mode", "mode"},         {"--max-env-steps", "max_env_steps"},
+      {"--seed", "seed"},         {"--samplers", "samplers"},
+      {"--envs-per-sampler", "envs_per_sampler"}, {"--logdir", "logdir"},
+  };
+  return flags;
+}
+
+// Flags of the contract whose features arrive with later work.
+const std::map<std::string, std::string>& later_flags() {
+  static const std::map<std::string, std::string> flags{
+      {"--suite", "the tabletop suite"},
+      {"--resume", "checkpoints"},
+      {"--eval", "checkpoints"},
+      {"--trace", "lane traces"},
+  };
+  return flags;
+}
+
+}  // namespace
+
+Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
+  PpoOptions options;
+  std::vector<std::pair<std::string, std::string>> settings;  // key, value, in order
+  std::string config_file;
+  CommandLine line(argc, argv);
+  while (!line.done()) {
+    const std::string flag = line.take();
+    if (flag == "--help" || flag == "-h") {
+      options.help = true;
+      return options;
+    }
+    if (flag == "--json") {
+      options.json = true;
+    } else if (flag == "--config") {
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      config_file = *v;
+    } else if (flag == "--set") {
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      const auto eq = v->find('=');
+      if (eq == std::string::npos) return Error("--set needs key=value, got '" + *v + "'");
+      settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (auto k = key_flags().find(flag); k != key_flags().end()) {
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      settings.emplace_back(k->second, *v);
+    } else if (auto l = later_flags().find(flag); l != later_flags().end()) {
+      return Error(flag + " is not available yet: it comes with " + l->second);
+    } else {
+      return Error("unknown flag '" + flag + "'");
+    }
+  }
+  if (!config_file.empty())
+    if (auto s = load_config_file(options.config, config_file); !s) return s.error();
+  for (const auto& [key, value] : settings)
+    if (auto s = set_config_value(options.config, key, value); !s) return s.error();
+  if (auto s = validate(options.config); !s) return s.error();
+  return options;
+}
+
+std::string ppo_help() {
+  std::string text =
+      "dvla-ppo: train a policy with asynchronous PPO through dvla's actor graph\n"
+      "(samplers -> inference -> samplers -> trainer -> distributor -> inference), then\n"
+      "evaluate it. Without flags it trains CartPole, the embedded default task.\n\n"
+      "Usage: dvla-ppo [flags]\n\n"
+      "Flags:\n"
+      "  --config FILE           read settings from FILE (lines of key = value; # comments)\n"
+      "  --set KEY=VALUE         set any config key (see below); applied after --config\n"
+      "  --env NAME              env: cartpole | synthetic\n"
+      "  --algo NAME             algo: ppo\n"
+      "  --mode NAME             mode: async\n"
+      "  --max-env-steps N       max_env_steps\n"
+      "  --seed S                seed\n"
+      "  --samplers N            samplers\n"
+      "  --envs-per-sampler N    envs_per_sampler\n"
+      "  --logdir DIR            logdir: writes progress.jsonl, summary.json, config.txt\n"
+      "  --json                  print the summary as one JSON object on the last stdout line\n"
+      "  --help                  this text\n"
+      "  (--suite, --resume, --eval and --trace arrive with later work)\n\n"
+      "Config keys (default):\n";
+  for (const auto& k : config_keys())
+    text += fmt::format("  {:<28} {} ({})\n", k.key, k.description,
+                        k.default_value.empty() ? "empty" : k.default_value);
+  text +=
+      "\nExit status: 0 on success; 1 if training or evaluation failed; 2 for bad flags or\n"
+      "config. Errors go to stderr.\n";
+  return text;
+}
+
+}  // namespace dvla::apps

@@ -1,0 +1,19 @@
+#include "envs/env_config.hpp"
+
+#include <stdexcept>
+
+#include "envs/cartpole.hpp"
+#include "envs/env_batch.hpp"
+
+namespace dvla::envs {
+
+std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t envs) {
+  if (config.name == "cartpole")
+    return std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, envs);
+  if (config.name == "synthetic") return std::make_unique<SyntheticEnv>(config.synthetic, envs);
+  if (config.name == "tabletop")
+    throw std::invalid_argument("env 'tabletop' is not built yet (it arrives with the tabletop suite)");
+  throw std::invalid_argument("unknown env '" + config.name + "' (known: cartpole, synthetic)");
+}
+
+}  // namespace dvla::envs

@@ -1,0 +1,19 @@
+#pragma once
+// Which environment a run uses and how it is set up; the factory that builds it.
+#include <memory>
+#include <string>
+
+#include "envs/batched_env.hpp"
+#include "envs/synthetic.hpp"
+
+namespace dvla::envs {
+
+struct EnvConfig {
+  std::string name = "cartpole";  // cartpole | synthetic
+  SyntheticConfig synthetic;
+};
+
+// Throws std::invalid_argument naming the problem for an unknown env or a bad setting.
+std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t envs);
+
+}  // namespace dvla::envs

@@ -1,0 +1,35 @@
+#pragma once
+// What an environment looks like from outside: observation shape and action space.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dvla::envs {
+
+struct ActionSpace {
+  enum class Type { discrete, continuous };
+  Type type = Type::discrete;
+  int64_t choices = 2;  // discrete: number of actions
+  int64_t dim = 1;      // continuous: action dimensions, each in [low, high]
+  float low = -1.0f;
+  float high = 1.0f;
+
+  bool is_discrete() const { return type == Type::discrete; }
+  // Floats per action in an action tensor: a discrete action travels as its index.
+  int64_t tensor_dim() const { return is_discrete() ? 1 : dim; }
+};
+
+struct EnvSpec {
+  std::string name;
+  std::vector<int64_t> observation_shape;
+  ActionSpace action;
+  int max_episode_steps = 0;  // episodes are truncated after this many steps; 0: never
+
+  int64_t observation_size() const {
+    int64_t n = 1;
+    for (auto d : observation_shape) n *= d;
+    return n;
+  }
+};
+
+}  // namespace dvla::envs

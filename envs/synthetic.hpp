@@ -1,0 +1,42 @@
+#pragma once
+// A synthetic batched env for measuring the runtime itself: observations are cheap pseudo-random
+// numbers, each batched step costs a configurable wall-clock latency (a sleep, like a remote
+// simulator or a robot: time, but no local CPU), and the reward is learnable: 1 when the action
+// equals (observation[0] > 0), else 0.
+#include <cstdint>
+
+#include "envs/batched_env.hpp"
+
+namespace dvla::envs {
+
+struct SyntheticConfig {
+  int64_t observation_size = 16;
+  int64_t choices = 2;
+  int episode_length = 100;
+  int64_t step_latency_us = 0;  // per batched step, not per env
+};
+
+class SyntheticEnv final : public BatchedEnv {
+ public:
+  SyntheticEnv(const SyntheticConfig& config, size_t n);
+
+  const EnvSpec& spec() const override { return spec_; }
+  size_t size() const override { return n_; }
+  void reset(const std::vector<uint64_t>& seeds) override;
+  void step(const float* actions) override;
+  const BatchOutput& output() const override { return out_; }
+
+ private:
+  void observe(size_t env, float* out);
+
+  SyntheticConfig config_;
+  size_t n_;
+  EnvSpec spec_;
+  std::vector<uint64_t> state_;  // per-env generator state
+  std::vector<int> length_;
+  std::vector<float> return_;
+  std::vector<uint64_t> seed_;
+  BatchOutput out_;
+};
+
+}  // namespace dvla::envs

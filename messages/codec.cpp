@@ -1,0 +1,88 @@
+#include "messages/codec.hpp"
+
+#include <algorithm>
+
+namespace dvla::msg {
+
+std::string_view kind_name(Kind k) noexcept {
+  switch (k) {
+    case Kind::observation_batch: return "observation batch";
+    case Kind::action_batch: return "action batch";
+    case Kind::trajectory_segment: return "trajectory segment";
+    case Kind::weight_update: return "weight update";
+    case Kind::version_announcement: return "version announcement";
+    case Kind::control_command: return "control command";
+    case Kind::metrics: return "metrics";
+  }
+  return "unknown message";
+}
+
+Bytes Bytes::allocate(size_t size, std::byte*& writable) {
+  const size_t words = (size + 7) / 8;
+  std::shared_ptr<uint64_t[]> storage(new uint64_t[std::max<size_t>(words, 1)]);
+  writable = reinterpret_cast<std::byte*>(storage.get());
+  return adopt(std::shared_ptr<const void>(storage, storage.get()), writable, size);
+}
+
+Bytes Bytes::copy_of(const void* data, size_t size) {
+  std::byte* out = nullptr;
+  Bytes b = allocate(size, out);
+  if (size > 0) std::memcpy(out, data, size);
+  return b;
+}
+
+Bytes Bytes::adopt(std::shared_ptr<const void> owner, const std::byte* data, size_t size) {
+  Bytes b;
+  b.owner_ = std::move(owner);
+  b.data_ = data;
+  b.size_ = size;
+  return b;
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+namespace codec {
+
+void malformed(std::string what) { throw Malformed{std::move(what)}; }
+
+const char* dtype_name(schema::DType d) {
+  switch (d) {
+    case schema::DType::FLOAT32: return "float32";
+    case schema::DType::UINT8: return "uint8";
+    case schema::DType::INT32: return "int32";
+  }
+  return "unknown";
+}
+
+void require_finite(const TensorRef<float>& t, const char* name) {
+  const int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(t.data[i]))
+      malformed(std::string("field '") + name + "' holds a non-finite value at element " +
+                std::to_string(i));
+}
+
+template <class T>
+static void require_dim_impl(const TensorRef<T>& t, size_t dim, int64_t expected,
+                             const char* name, const char* expected_name) {
+  if (t.rank() <= dim || t.shape[dim] != expected)
+    malformed(std::string("field '") + name + "' has shape " + shape_string(t.shape) +
+              ", but dimension " + std::to_string(dim) + " must equal " + expected_name + " (" +
+              std::to_string(expected) + ")");
+}
+
+void require_dim(const TensorRef<float>& t, size_t dim, int64_t expected, const char* name,
+                 const char* expected_name) {
+  require_dim_impl(t, dim, expected, name, expected_name);
+}
+void require_dim(const TensorRef<uint8_t>& t, size_t dim, int64_t expected, const char* name,
+                 const char* expected_name) {
+  require_dim_impl(t, dim, expected, name, expected_name);
+}
+
+}  // namespace codec
+}  // namespace dvla::msg

@@ -1,0 +1,42 @@
+#include "messages/control_command.hpp"
+
+#include "messages/codec.hpp"
+#include "messages/control_command.capnp.h"
+
+namespace dvla::msg {
+
+std::string_view command_name(Command c) noexcept {
+  switch (c) {
+    case Command::ping: return "ping";
+    case Command::pause: return "pause";
+    case Command::resume: return "resume";
+    case Command::checkpoint: return "checkpoint";
+    case Command::shutdown: return "shutdown";
+  }
+  return "unknown";
+}
+
+ControlFrame build(const ControlCommand& m) {
+  return ControlFrame(codec::encode<schema::ControlCommand>(
+      m.argument.size(), [&](schema::ControlCommand::Builder b) {
+        b.setKind(static_cast<schema::ControlCommand::Kind>(m.kind));
+        b.setRequestId(m.request_id);
+        b.setArgument(codec::text(m.argument));
+      }));
+}
+
+Expected<ControlCommand> read(const ControlFrame& f) {
+  return codec::decode<schema::ControlCommand>(
+      f.bytes(), f.kind, [](schema::ControlCommand::Reader r) {
+        ControlCommand m;
+        const auto kind = static_cast<uint16_t>(r.getKind());
+        codec::require(kind <= static_cast<uint16_t>(Command::shutdown),
+                       "field 'kind' is not a known command");
+        m.kind = static_cast<Command>(kind);
+        m.request_id = r.getRequestId();
+        m.argument = codec::text(r.getArgument());
+        return m;
+      });
+}
+
+}  // namespace dvla::msg

@@ -1,0 +1,25 @@
+#pragma once
+// ControlCommand: a low-frequency order from the supervisor (ping, pause, resume, checkpoint,
+// shutdown), acknowledged with its request id.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "messages/frame.hpp"
+#include "runtime/expected.hpp"
+
+namespace dvla::msg {
+
+enum class Command : uint8_t { ping, pause, resume, checkpoint, shutdown };
+std::string_view command_name(Command c) noexcept;
+
+struct ControlCommand {
+  Command kind = Command::ping;
+  uint64_t request_id = 0;
+  std::string argument;
+};
+
+ControlFrame build(const ControlCommand& m);
+Expected<ControlCommand> read(const ControlFrame& f);
+
+}  // namespace dvla::msg

@@ -1,0 +1,76 @@
+#pragma once
+// Frame: the one form every dvla message takes between actors. An immutable, reference-counted,
+// 8-byte-aligned byte buffer holding one Cap'n Proto message in flat-array form. Copying a Frame
+// shares the bytes (no copy); the bytes never change after building, so any number of actors may
+// read them in place at once.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace dvla::msg {
+
+// Which schema a frame holds; part of the frame's C++ type so actor interfaces are checked.
+enum class Kind : uint8_t {
+  observation_batch,
+  action_batch,
+  trajectory_segment,
+  weight_update,
+  version_announcement,
+  control_command,
+  metrics,
+};
+
+std::string_view kind_name(Kind k) noexcept;
+
+// The untyped storage shared by all frames.
+class Bytes {
+ public:
+  Bytes() = default;
+  // Takes a copy of `size` bytes into fresh, word-aligned storage (used for bytes that arrive
+  // from outside, e.g. a network peer; they are validated when read, not here).
+  static Bytes copy_of(const void* data, size_t size);
+  // Fresh word-aligned storage of `size` bytes and a pointer to fill it through, before the
+  // Bytes is shared (used where bytes arrive from a stream).
+  static Bytes allocate(size_t size, std::byte*& writable);
+  // Adopts storage already built by a codec: `data` is word-aligned and kept alive by `owner`.
+  static Bytes adopt(std::shared_ptr<const void> owner, const std::byte* data, size_t size);
+
+  const std::byte* data() const noexcept { return data_; }
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // How many frames share these bytes (for tests and diagnostics).
+  long use_count() const noexcept { return owner_.use_count(); }
+
+ private:
+  std::shared_ptr<const void> owner_;
+  const std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+template <Kind K>
+class Frame {
+ public:
+  static constexpr Kind kind = K;
+
+  Frame() = default;
+  explicit Frame(Bytes bytes) : bytes_(std::move(bytes)) {}
+
+  const Bytes& bytes() const noexcept { return bytes_; }
+  const std::byte* data() const noexcept { return bytes_.data(); }
+  size_t size() const noexcept { return bytes_.size(); }
+  bool empty() const noexcept { return bytes_.empty(); }
+
+ private:
+  Bytes bytes_;
+};
+
+using ObservationFrame = Frame<Kind::observation_batch>;
+using ActionFrame = Frame<Kind::action_batch>;
+using SegmentFrame = Frame<Kind::trajectory_segment>;
+using WeightsFrame = Frame<Kind::weight_update>;
+using VersionFrame = Frame<Kind::version_announcement>;
+using ControlFrame = Frame<Kind::control_command>;
+using MetricsFrame = Frame<Kind::metrics>;
+
+}  // namespace dvla::msg

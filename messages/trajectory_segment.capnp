@@ -1,0 +1,23 @@
+@0xd4579f9ddc1622d9;
+# Data plane, sampler -> trainer: T consecutive steps of every env of one sampler.
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("dvla::schema");
+using import "tensor.capnp".Tensor;
+
+struct TrajectorySegment {
+  samplerId @0 :UInt32;
+  sequence @1 :UInt64;             # increases by one per segment of this sampler
+  observations @2 :Tensor;         # float32 [T, envs, obs...]
+  actions @3 :Tensor;              # float32 [T, envs, action_dim]
+  rewards @4 :Tensor;              # float32 [T, envs]
+  terminated @5 :Tensor;           # uint8 [T, envs]: the episode ended in a terminal state
+  truncated @6 :Tensor;            # uint8 [T, envs]: the episode was cut by its time limit
+  logProbs @7 :Tensor;             # float32 [T, envs], behaviour log-probabilities
+  values @8 :Tensor;               # float32 [T, envs], behaviour critic estimates
+  bootstrapValues @9 :Tensor;      # float32 [envs], estimate of the observation after step T-1
+  policyVersions @10 :List(UInt64);  # [T] behaviour policy version of each step
+  # Truncated steps lose their last observation to the env's auto-reset; it travels here so the
+  # learner can bootstrap from it: one row per truncated (t, env), in ascending t * envs + env.
+  finalObservations @11 :Tensor;   # float32 [k, obs...]
+  finalIndices @12 :List(UInt32);  # [k] t * envs + env
+}

@@ -1,0 +1,251 @@
+#include "runtime/config.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+namespace dvla {
+namespace {
+
+using FieldRef = std::variant<uint64_t*, int*, int64_t*, double*, bool*, std::string*,
+                              std::vector<int64_t>*>;
+
+struct Field {
+  const char* key;
+  const char* description;
+  FieldRef ref;
+};
+
+// The one table of settings. Keep keys stable: users script them.
+std::vector<Field> fields(Config& c) {
+  return {
+      {"seed", "seed of every random stream of the run", &c.run.seed},
+      {"max_env_steps", "env steps to collect before training stops", &c.run.max_env_steps},
+      {"mode", "async (the Swimlane pipeline)", &c.run.mode},
+      {"algo", "learning algorithm: ppo", &c.run.algo},
+      {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
+      {"eval.episodes", "episodes of the final evaluation", &c.run.eval_episodes},
+      {"progress_interval_s", "seconds between progress lines", &c.run.progress_interval_s},
+      {"message_timeout_s", "seconds an actor may take to answer before it is reported",
+       &c.run.message_timeout_s},
+      {"env", "environment: cartpole | synthetic", &c.env.name},
+      {"synthetic.observation_size", "synthetic env: floats per observation",
+       &c.env.synthetic.observation_size},
+      {"synthetic.choices", "synthetic env: discrete actions", &c.env.synthetic.choices},
+      {"synthetic.episode_length", "synthetic env: steps per episode",
+       &c.env.synthetic.episode_length},
+      {"synthetic.step_latency_us", "synthetic env: wall-clock cost of one batched step (sleep)",
+       &c.env.synthetic.step_latency_us},
+      {"samplers", "sampler actors", &c.graph.samplers},
+      {"envs_per_sampler", "environments each sampler steps as one batch",
+       &c.graph.envs_per_sampler},
+      {"graph.segment_length", "steps per trajectory segment", &c.graph.segment_length},
+      {"graph.segments_in_flight", "unacknowledged segments a sampler may have before it waits",
+       &c.graph.segments_in_flight},
+      {"graph.inference_replicas", "inference actors, each with its own policy replica",
+       &c.graph.inference_replicas},
+      {"graph.torch_threads", "LibTorch intra-op threads (process-wide)", &c.graph.torch_threads},
+      {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
+       &c.graph.scheduler_threads},
+      {"model.hidden", "hidden layer widths of the MLP actor-critic, comma-separated",
+       &c.model.hidden},
+      {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
+      {"ppo.gamma", "discount factor", &c.ppo.gamma},
+      {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
+      {"ppo.clip", "clip range of the importance ratio", &c.ppo.clip},
+      {"ppo.value_coef", "weight of the value loss", &c.ppo.value_coef},
+      {"ppo.entropy_coef", "weight of the entropy bonus", &c.ppo.entropy_coef},
+      {"ppo.max_grad_norm", "gradient norm clip", &c.ppo.max_grad_norm},
+      {"ppo.epochs", "passes over each batch", &c.ppo.epochs},
+      {"ppo.minibatch_size", "samples per gradient step", &c.ppo.minibatch_size},
+      {"ppo.batch_size", "env steps gathered per update", &c.ppo.batch_size},
+      {"ppo.max_policy_lag", "staleness bound: samples more versions behind are dropped",
+       &c.ppo.max_policy_lag},
+      {"ppo.normalize_advantages", "normalise advantages per minibatch",
+       &c.ppo.normalize_advantages},
+  };
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+template <class Int>
+bool parse_int(const std::string& text, Int& out) {
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && p == end && !text.empty();
+}
+
+bool parse(const std::string& text, uint64_t* out) {
+  return text.find('-') == std::string::npos && parse_int(text, *out);
+}
+bool parse(const std::string& text, int* out) { return parse_int(text, *out); }
+bool parse(const std::string& text, int64_t* out) { return parse_int(text, *out); }
+bool parse(const std::string& text, double* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+bool parse(const std::string& text, bool* out) {
+  if (text == "true" || text == "1" || text == "yes") return *out = true, true;
+  if (text == "false" || text == "0" || text == "no") return *out = false, true;
+  return false;
+}
+bool parse(const std::string& text, std::string* out) { return *out = text, true; }
+bool parse(const std::string& text, std::vector<int64_t>* out) {
+  std::vector<int64_t> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int64_t v;
+    if (!parse_int(trim(item), v)) return false;
+    values.push_back(v);
+  }
+  *out = values;
+  return true;
+}
+
+const char* expected_form(const FieldRef& ref) {
+  switch (ref.index()) {
+    case 0: return "a non-negative integer";
+    case 1:
+    case 2: return "an integer";
+    case 3: return "a finite number";
+    case 4: return "true or false";
+    case 5: return "text";
+    default: return "comma-separated integers";
+  }
+}
+
+std::string format(const FieldRef& ref) {
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::decay_t<decltype(*p)>;
+        if constexpr (std::is_same_v<T, std::string>) return *p;
+        else if constexpr (std::is_same_v<T, bool>) return *p ? "true" : "false";
+        else if constexpr (std::is_same_v<T, double>) {
+          std::ostringstream s;
+          s.precision(17);
+          s << *p;
+          return s.str();
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          std::string s;
+          for (size_t i = 0; i < p->size(); ++i) s += (i ? "," : "") + std::to_string((*p)[i]);
+          return s;
+        } else return std::to_string(*p);
+      },
+      ref);
+}
+
+const Field* find(const std::vector<Field>& table, const std::string& key) {
+  for (const auto& f : table)
+    if (key == f.key) return &f;
+  return nullptr;
+}
+
+Error unknown_key(const std::string& key) {
+  return Error("unknown config key '" + key + "' (dvla-ppo --help lists every key)");
+}
+
+}  // namespace
+
+Status set_config_value(Config& config, const std::string& key, const std::string& value) {
+  const auto table = fields(config);
+  const Field* f = find(table, key);
+  if (!f) return unknown_key(key);
+  const std::string text = trim(value);
+  const bool ok = std::visit([&](auto* p) { return parse(text, p); }, f->ref);
+  if (!ok)
+    return Error("config key '" + key + "': '" + text + "' is not " + expected_form(f->ref));
+  return Status::ok();
+}
+
+Expected<std::string> get_config_value(const Config& config, const std::string& key) {
+  Config copy = config;
+  const auto table = fields(copy);
+  const Field* f = find(table, key);
+  if (!f) return unknown_key(key);
+  return format(f->ref);
+}
+
+Status load_config_file(Config& config, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error("cannot read config file '" + path + "'");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const auto text = trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    const auto eq = text.find('=');
+    const std::string where = path + ":" + std::to_string(number);
+    if (eq == std::string::npos) return Error(where + ": expected 'key = value', got '" + text + "'");
+    if (auto s = set_config_value(config, trim(text.substr(0, eq)), text.substr(eq + 1)); !s)
+      return s.error().within(where);
+  }
+  return Status::ok();
+}
+
+Status validate(const Config& c) {
+  auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
+  if (c.run.mode != "async") return fail("mode '" + c.run.mode + "' is not available (async)");
+  if (c.run.algo != "ppo") return fail("algo '" + c.run.algo + "' is not available (ppo)");
+  if (c.env.name != "cartpole" && c.env.name != "synthetic")
+    return fail("env '" + c.env.name + "' is not available (cartpole, synthetic)");
+  if (c.run.max_env_steps == 0) return fail("max_env_steps must be at least 1");
+  if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
+  if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");
+  if (c.run.message_timeout_s <= 0) return fail("message_timeout_s must be positive");
+  if (c.graph.samplers < 1) return fail("samplers must be at least 1");
+  if (c.graph.envs_per_sampler < 1) return fail("envs_per_sampler must be at least 1");
+  if (c.graph.segment_length < 1) return fail("graph.segment_length must be at least 1");
+  if (c.graph.segments_in_flight < 1) return fail("graph.segments_in_flight must be at least 1");
+  if (c.graph.inference_replicas < 1) return fail("graph.inference_replicas must be at least 1");
+  if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
+  if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
+  if (c.model.hidden.empty()) return fail("model.hidden needs at least one layer");
+  for (auto h : c.model.hidden)
+    if (h < 1) return fail("model.hidden widths must be positive");
+  const auto& p = c.ppo;
+  if (p.learning_rate <= 0) return fail("ppo.learning_rate must be positive");
+  if (p.gamma < 0 || p.gamma > 1) return fail("ppo.gamma must be in [0, 1]");
+  if (p.gae_lambda < 0 || p.gae_lambda > 1) return fail("ppo.gae_lambda must be in [0, 1]");
+  if (p.clip <= 0) return fail("ppo.clip must be positive");
+  if (p.epochs < 1) return fail("ppo.epochs must be at least 1");
+  if (p.minibatch_size < 1) return fail("ppo.minibatch_size must be at least 1");
+  if (p.batch_size < 1) return fail("ppo.batch_size must be at least 1");
+  if (p.max_policy_lag < 0) return fail("ppo.max_policy_lag must not be negative");
+  if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
+  if (c.env.name == "synthetic") {
+    const auto& s = c.env.synthetic;
+    if (s.observation_size < 1 || s.choices < 2 || s.episode_length < 1 || s.step_latency_us < 0)
+      return fail("synthetic env needs observation_size >= 1, choices >= 2, episode_length >= 1, "
+                  "step_latency_us >= 0");
+  }
+  return Status::ok();
+}
+
+std::vector<ConfigKeyInfo> config_keys() {
+  Config defaults;
+  std::vector<ConfigKeyInfo> keys;
+  for (const auto& f : fields(defaults)) keys.push_back({f.key, f.description, format(f.ref)});
+  return keys;
+}
+
+std::string dump_config(const Config& config) {
+  Config copy = config;
+  std::string out;
+  for (const auto& f : fields(copy)) out += std::string(f.key) + " = " + format(f.ref) + "\n";
+  return out;
+}
+
+}  // namespace dvla

@@ -1,0 +1,67 @@
+#pragma once
+// Config: every setting of a run, as plain data. Each setting has a key ("ppo.learning_rate"); a
+// config file holds `key = value` lines, `--set key=value` sets one, and every command-line flag
+// of the apps is shorthand for one key. Unknown keys and bad values are errors that name them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "envs/env_config.hpp"
+#include "runtime/expected.hpp"
+#include "runtime/ppo_config.hpp"
+
+namespace dvla {
+
+struct RunConfig {
+  uint64_t seed = 1;
+  uint64_t max_env_steps = 500'000;
+  std::string mode = "async";  // async: the Swimlane pipeline
+  std::string algo = "ppo";
+  std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
+  int eval_episodes = 20;
+  double progress_interval_s = 1.0;
+  double message_timeout_s = 60.0;  // an actor that does not answer within this is reported
+};
+
+struct GraphConfig {
+  int samplers = 2;
+  int envs_per_sampler = 8;
+  int segment_length = 64;       // steps per trajectory segment
+  int segments_in_flight = 2;    // per sampler: unacknowledged segments before it waits
+  int inference_replicas = 1;
+  int torch_threads = 1;         // LibTorch intra-op threads, process-wide
+  int scheduler_threads = 2;     // CAF scheduler threads for the light actors
+};
+
+struct ModelConfig {
+  std::vector<int64_t> hidden = {64, 64};
+};
+
+struct Config {
+  RunConfig run;
+  GraphConfig graph;
+  envs::EnvConfig env;
+  ModelConfig model;
+  PpoConfig ppo;
+};
+
+struct ConfigKeyInfo {
+  std::string key;
+  std::string description;
+  std::string default_value;
+};
+
+// Sets `key` from text; the error names the key and what was wrong with the value.
+Status set_config_value(Config& config, const std::string& key, const std::string& value);
+// The current value of `key` as text (the same text set_config_value accepts).
+Expected<std::string> get_config_value(const Config& config, const std::string& key);
+// Applies a file of `key = value` lines ('#' starts a comment); errors name file and line.
+Status load_config_file(Config& config, const std::string& path);
+// Checks values against each other and their ranges once everything is set.
+Status validate(const Config& config);
+// Every key with its description and default, in a stable order (for --help and docs).
+std::vector<ConfigKeyInfo> config_keys();
+// `key = value` lines of the whole config (round-trips through load_config_file).
+std::string dump_config(const Config& config);
+
+}  // namespace dvla

@@ -1,0 +1,60 @@
+#include "runtime/evaluation.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "messages/weight_update.hpp"
+#include "runtime/flat_parameters.hpp"
+
+namespace dvla {
+
+EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed) {
+  EvaluationResult result;
+  const int episodes = static_cast<int>(env.size());
+  env.reset(envs::derive_seeds(seed, evaluation_seed_stream, env.size()));
+  const auto& spec = env.spec();
+  auto obs_shape = spec.observation_shape;
+  obs_shape.insert(obs_shape.begin(), episodes);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // unused: deterministic
+  std::vector<bool> done(static_cast<size_t>(episodes), false);
+  int remaining = episodes;
+  double length_sum = 0, successes = 0;
+  result.returns.assign(static_cast<size_t>(episodes), 0.f);
+  while (remaining > 0) {
+    auto& out = env.output();
+    const auto obs = at::from_blob(const_cast<float*>(out.observations.data()), obs_shape, at::kFloat);
+    const auto actions = policy.act(obs, /*deterministic=*/true, generator).actions.contiguous();
+    env.step(actions.data_ptr<float>());
+    for (size_t i = 0; i < done.size(); ++i) {
+      if (done[i] || !env.output().episode_ended(i)) continue;
+      const auto& end = env.output().episode_ends[i];
+      done[i] = true;
+      --remaining;
+      result.returns[i] = end.episode_return;
+      length_sum += end.episode_length;
+      successes += end.success ? 1 : 0;
+    }
+  }
+  result.episodes = episodes;
+  double sum = 0;
+  for (auto r : result.returns) sum += r;
+  result.mean_return = sum / episodes;
+  result.mean_length = length_sum / episodes;
+  result.success_rate = successes / episodes;
+  return result;
+}
+
+
+Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Config& config,
+                                            const msg::WeightsFrame& weights) {
+  if (config.run.eval_episodes <= 0) return EvaluationResult{};
+  auto update = msg::read(weights);
+  if (!update) return update.error().within("evaluation");
+  auto env = parts.make_env(0, static_cast<size_t>(config.run.eval_episodes));
+  auto policy = parts.make_policy(env->spec());
+  FlatParameters parameters(*policy);
+  if (auto loaded = parameters.load(*update); !loaded) return loaded.error().within("evaluation");
+  return evaluate_policy(*policy, *env, config.run.seed);
+}
+
+}  // namespace dvla

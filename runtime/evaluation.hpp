@@ -1,0 +1,34 @@
+#pragma once
+// Evaluation: the policy's deterministic (most likely) actions on fresh episodes, never used for
+// training.
+#include <cstdint>
+#include <vector>
+
+#include "envs/batched_env.hpp"
+#include "messages/frame.hpp"
+#include "runtime/expected.hpp"
+#include "runtime/graph_parts.hpp"
+#include "runtime/policy.hpp"
+
+namespace dvla {
+
+struct EvaluationResult {
+  int episodes = 0;
+  double mean_return = 0;
+  double mean_length = 0;
+  double success_rate = 0;
+  std::vector<float> returns;
+};
+
+// Runs one episode in each env of `env`, seeded from `seed` on a stream no sampler uses.
+EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed);
+
+// Builds a policy with `parts`, loads `weights` into it and evaluates it on
+// config.run.eval_episodes fresh episodes.
+Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Config& config,
+                                            const msg::WeightsFrame& weights);
+
+// The batch index of evaluation seeds (samplers use their own index, far below this).
+constexpr uint64_t evaluation_seed_stream = uint64_t{1} << 40;
+
+}  // namespace dvla

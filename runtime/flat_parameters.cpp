@@ -1,0 +1,64 @@
+#include "runtime/flat_parameters.hpp"
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/utils.h>
+
+namespace dvla {
+
+FlatParameters::FlatParameters(torch::nn::Module& module) {
+  auto named = module.named_parameters(/*recurse=*/true);
+  int64_t total = 0;
+  for (const auto& p : named) {
+    msg::ParameterEntry e;
+    e.name = p.key();
+    e.shape = p.value().sizes().vec();
+    e.offset = static_cast<uint64_t>(total);
+    total += p.value().numel();
+    manifest_.push_back(std::move(e));
+  }
+  flat_ = at::empty({total}, at::kFloat);
+  torch::NoGradGuard no_grad;
+  size_t i = 0;
+  for (auto& p : named) {
+    auto& param = p.value();
+    const auto& e = manifest_[i++];
+    auto slice = flat_.narrow(0, static_cast<int64_t>(e.offset), param.numel());
+    slice.copy_(param.reshape(-1));
+    param.set_data(slice.view(param.sizes()));
+  }
+}
+
+msg::WeightsFrame FlatParameters::to_frame(uint64_t version) const {
+  msg::WeightUpdate u;
+  u.version = version;
+  u.manifest = manifest_;
+  u.flat = {flat_.data_ptr<float>(), {flat_.numel()}};
+  return msg::build(u);
+}
+
+Status FlatParameters::load(const msg::WeightUpdate& update) {
+  if (update.manifest != manifest_) {
+    for (size_t i = 0; i < std::min(update.manifest.size(), manifest_.size()); ++i)
+      if (!(update.manifest[i] == manifest_[i]))
+        return Error("weight update does not fit this policy: parameter " + std::to_string(i) +
+                     " is '" + update.manifest[i].name + "' " +
+                     msg::shape_string(update.manifest[i].shape) + ", expected '" +
+                     manifest_[i].name + "' " + msg::shape_string(manifest_[i].shape));
+    return Error("weight update does not fit this policy: it has " +
+                 std::to_string(update.manifest.size()) + " parameters, expected " +
+                 std::to_string(manifest_.size()));
+  }
+  torch::NoGradGuard no_grad;
+  flat_.copy_(at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
+  return Status::ok();
+}
+
+Status FlatParameters::load(const FlatParameters& other) {
+  if (other.manifest_ != manifest_) return Error("replicas of different policies cannot share weights");
+  torch::NoGradGuard no_grad;
+  flat_.copy_(other.flat_);
+  return Status::ok();
+}
+
+}  // namespace dvla

@@ -1,0 +1,40 @@
+#pragma once
+// FlatParameters: every parameter of a module moved into one contiguous float32 buffer, each
+// parameter becoming a view of its slice. A whole policy is then one buffer: a weight update is a
+// single contiguous copy, and the buffer is what a WeightUpdate message carries.
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "messages/weight_update.hpp"
+#include "runtime/expected.hpp"
+
+namespace torch::nn {
+class Module;
+}
+
+namespace dvla {
+
+class FlatParameters {
+ public:
+  // Re-homes the parameters of `module` (which must outlive this) into the flat buffer, keeping
+  // their values.
+  explicit FlatParameters(torch::nn::Module& module);
+
+  const at::Tensor& flat() const { return flat_; }
+  const std::vector<msg::ParameterEntry>& manifest() const { return manifest_; }
+  int64_t size() const { return flat_.numel(); }
+
+  // The parameters as a weight-update frame at `version`.
+  msg::WeightsFrame to_frame(uint64_t version) const;
+  // Copies an update in: its manifest must match this one exactly (names, shapes, offsets).
+  Status load(const msg::WeightUpdate& update);
+  // Copies another replica's parameters in (same manifest required).
+  Status load(const FlatParameters& other);
+
+ private:
+  at::Tensor flat_;
+  std::vector<msg::ParameterEntry> manifest_;
+};
+
+}  // namespace dvla

@@ -1,0 +1,44 @@
+#pragma once
+// SegmentBuilder: a sampler's scratch space for one trajectory segment. It records each step as it
+// happens (what the policy saw and answered, what the env did) and builds the segment's frame once
+// the bootstrap values of the following observation are known.
+#include <cstdint>
+#include <vector>
+
+#include "envs/batched_env.hpp"
+#include "messages/action_batch.hpp"
+#include "messages/trajectory_segment.hpp"
+
+namespace dvla {
+
+class SegmentBuilder {
+ public:
+  SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps);
+
+  // Records the first half of a step: `observations` ([envs, obs]) as sent to the policy and its
+  // `answer`. Call before stepping the env, which overwrites its observations.
+  void begin_step(const float* observations, const msg::ActionBatch& answer);
+  // Records the env's `outcome` of applying the answer's actions, completing the step.
+  void end_step(const envs::BatchOutput& outcome);
+
+  int64_t steps() const { return steps_; }
+  bool empty() const { return steps_ == 0; }
+  bool full() const { return steps_ == max_steps_; }
+
+  // The recorded steps as a segment frame; `bootstrap_values` ([envs]) estimate the observation
+  // after the last step. Starts a new, empty segment.
+  msg::SegmentFrame finish(uint32_t sampler_id, uint64_t sequence, const float* bootstrap_values);
+
+ private:
+  int64_t envs_, max_steps_, obs_size_, action_dim_;
+  std::vector<int64_t> obs_shape_;
+  int64_t steps_ = 0;
+  bool step_open_ = false;
+  std::vector<float> observations_, actions_, rewards_, log_probs_, values_;
+  std::vector<uint8_t> terminated_, truncated_;
+  std::vector<uint64_t> versions_;
+  std::vector<float> final_observations_;
+  std::vector<uint32_t> final_indices_;
+};
+
+}  // namespace dvla

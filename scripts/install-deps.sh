@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages dvla builds and runs with, by name. Does nothing when they are
+# all present, so every entry point may call it.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config   # toolchain
+  libcaf-dev libssl-dev                     # actors (CAF 0.17.6: core, io, openssl)
+  libcapnp-dev capnproto                    # messages
+  libtorch-dev libopenblas0-pthread         # learning; OpenBLAS replaces the slow reference BLAS
+  libfmt-dev doctest-dev nlohmann-json3-dev # formatting, tests, JSON output
+  libhwloc-dev                              # node topology
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "dvla: installing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "dvla: these packages are missing and installing them needs root: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
