@@ -5,6 +5,7 @@
 
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/policy.hpp"
 
 namespace dvla {
 

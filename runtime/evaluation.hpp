@@ -8,9 +8,10 @@
 #include "messages/frame.hpp"
 #include "runtime/expected.hpp"
 #include "runtime/graph_parts.hpp"
-#include "runtime/policy.hpp"
 
 namespace dvla {
+
+class Policy;
 
 struct EvaluationResult {
   int episodes = 0;

@@ -43,7 +43,11 @@ class [[nodiscard]] Expected {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Error& error() const { return std::get<1>(v_); }
+  // The error; for a value, an Error saying there is none (so logging it is always safe).
+  const Error& error() const {
+    static const Error none("no error");
+    return has_value() ? none : std::get<1>(v_);
+  }
 
  private:
   void check() const {

@@ -1,0 +1,159 @@
+// Actors locally: frames travel without copies; malformed frames are refused with a clear error
+// and the receiving actor keeps serving.
+#include "tests/doctest_with_torch.hpp"
+
+#include <caf/all.hpp>
+
+#include <optional>
+
+#include "actors/errors.hpp"
+#include "actors/frame_inspect.hpp"
+#include "actors/inference.hpp"
+#include "actors/trainer.hpp"
+#include "actors/type_registry.hpp"
+#include "envs/cartpole.hpp"
+#include "messages/all.hpp"
+#include "runtime/actor_critic.hpp"
+#include "runtime/flat_parameters.hpp"
+
+using namespace dvla;
+using namespace dvla::actors;
+
+namespace {
+
+struct System {
+  caf::actor_system_config config;
+  std::unique_ptr<caf::actor_system> system;
+  System() {
+    register_types(config);
+    config.set("scheduler.max-threads", size_t{2});
+    system = std::make_unique<caf::actor_system>(config);
+  }
+};
+
+const caf::duration wait{std::chrono::seconds(30)};
+
+envs::EnvSpec cartpole_spec() { return envs::CartPole().spec(); }
+
+std::function<std::shared_ptr<Policy>()> tiny_policy() {
+  return [] { return make_actor_critic(cartpole_spec(), {8}, 1); };
+}
+
+msg::ObservationFrame observations(int envs, int width = 4) {
+  std::vector<float> obs(static_cast<size_t>(envs * width), 0.01f);
+  return msg::build(msg::ObservationBatch{2, 5, {obs.data(), {envs, width}}});
+}
+
+// Sends `request` and returns the answer or the error's description.
+template <class Answer, class Handle, class... Ts>
+std::pair<std::optional<Answer>, std::string> ask(caf::scoped_actor& self, const Handle& h,
+                                                  Ts&&... xs) {
+  std::pair<std::optional<Answer>, std::string> out;
+  self->request(h, wait, std::forward<Ts>(xs)...)
+      .receive([&](const Answer& a) { out.first = a; },
+               [&](const caf::error& e) { out.second = describe(e); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a local send delivers the sender's buffer: the same bytes, not a copy") {
+  System s;
+  // The receiver answers with the address of the bytes it was given.
+  auto receiver = s.system->spawn([]() -> caf::behavior {
+    return {[](const msg::SegmentFrame& f) { return reinterpret_cast<uint64_t>(f.data()); }};
+  });
+  caf::scoped_actor self{*s.system};
+  std::vector<float> big(1 << 16, 1.f);
+  auto frame = msg::build(msg::ObservationBatch{0, 0, {big.data(), {1, 1 << 16}}});
+  auto seg = msg::SegmentFrame(frame.bytes());
+  const auto sent = reinterpret_cast<uint64_t>(seg.data());
+  auto [answer, error] = ask<uint64_t>(self, receiver, seg);
+  REQUIRE(answer);
+  CHECK(*answer == sent);
+  self->send_exit(receiver, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("inference refuses malformed and mismatched frames, then keeps serving") {
+  System s;
+  InferenceSetup setup;
+  setup.spec = cartpole_spec();
+  setup.make_policy = tiny_policy();
+  auto inference = spawn_inference(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+
+  std::vector<uint64_t> garbage(16, 0xdeadbeefcafef00dULL);
+  auto [a1, e1] = ask<msg::ActionFrame>(
+      self, inference, msg::ObservationFrame(msg::Bytes::copy_of(garbage.data(), 128)));
+  CHECK_FALSE(a1);
+  CHECK(e1.find("malformed_message: observation batch: not a valid Cap'n Proto message") == 0);
+
+  auto valid = observations(3);
+  auto [a2, e2] = ask<msg::ActionFrame>(
+      self, inference, msg::ObservationFrame(msg::Bytes::copy_of(valid.data(), valid.size() / 2)));
+  CHECK_FALSE(a2);
+  CHECK(e2.find("malformed_message") == 0);
+
+  auto [a3, e3] = ask<msg::ActionFrame>(self, inference, observations(3, 5));
+  CHECK_FALSE(a3);
+  CHECK(e3 == "incompatible_message: observations of shape [5] per env, this policy takes [4]");
+
+  auto [a4, e4] = ask<msg::ActionFrame>(self, inference, observations(3));
+  REQUIRE(a4);
+  auto actions = msg::read(*a4);
+  REQUIRE(actions);
+  CHECK(actions->sampler_id == 2);
+  CHECK(actions->sequence == 5);
+  CHECK(actions->policy_version == 0);
+  CHECK(actions->actions.shape == std::vector<int64_t>{3, 1});
+  self->send_exit(inference, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("inference stages new weights and answers with their version from the next batch") {
+  System s;
+  InferenceSetup setup;
+  setup.spec = cartpole_spec();
+  setup.make_policy = tiny_policy();
+  auto inference = spawn_inference(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+
+  auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
+  FlatParameters flat(*policy);
+  auto [ack, e1] = ask<uint64_t>(self, inference, flat.to_frame(7));
+  REQUIRE(ack);
+  CHECK(*ack == 7);
+  auto [a, e2] = ask<msg::ActionFrame>(self, inference, observations(2));
+  REQUIRE(a);
+  CHECK(msg::read(*a)->policy_version == 7);
+
+  auto foreign = make_actor_critic(cartpole_spec(), {16}, 1);
+  FlatParameters foreign_flat(*foreign);
+  auto [ack2, e3] = ask<uint64_t>(self, inference, foreign_flat.to_frame(8));
+  CHECK_FALSE(ack2);
+  CHECK(e3.find("incompatible_message: weight update does not fit this policy") == 0);
+  auto [a2, e4] = ask<msg::ActionFrame>(self, inference, observations(2));
+  REQUIRE(a2);
+  CHECK(msg::read(*a2)->policy_version == 7);
+  self->send_exit(inference, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("the trainer refuses a malformed segment and keeps serving") {
+  System s;
+  TrainerSetup setup;
+  setup.spec = cartpole_spec();
+  setup.make_policy = tiny_policy();
+  auto trainer = spawn_trainer(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+
+  std::vector<uint64_t> garbage(32, 0x0123456789abcdefULL);
+  auto [v1, e1] = ask<uint64_t>(self, trainer, msg::SegmentFrame(msg::Bytes::copy_of(garbage.data(), 256)));
+  CHECK_FALSE(v1);
+  CHECK(e1.find("malformed_message: trajectory segment") == 0);
+
+  auto [w, e2] = ask<msg::WeightsFrame>(self, trainer, weights_atom::value);
+  REQUIRE(w);
+  auto update = msg::read(*w);
+  REQUIRE(update);
+  CHECK(update->version == 0);
+  self->send_exit(trainer, caf::exit_reason::user_shutdown);
+}

@@ -1,0 +1,72 @@
+// Settings: every key round-trips as text, files and bad values give errors that name them.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "runtime/config.hpp"
+
+using namespace dvla;
+
+TEST_CASE("every key's default round-trips through its text form") {
+  Config config;
+  for (const auto& k : config_keys()) {
+    CAPTURE(k.key);
+    auto text = get_config_value(config, k.key);
+    REQUIRE(text);
+    CHECK(*text == k.default_value);
+    CHECK(set_config_value(config, k.key, *text));
+  }
+  CHECK(validate(config));
+}
+
+TEST_CASE("values are parsed by type and bad ones are refused by name") {
+  Config c;
+  CHECK(set_config_value(c, "ppo.learning_rate", " 3e-4 "));
+  CHECK(c.ppo.learning_rate == doctest::Approx(3e-4));
+  CHECK(set_config_value(c, "model.hidden", "32, 16"));
+  CHECK(c.model.hidden == std::vector<int64_t>{32, 16});
+  CHECK(set_config_value(c, "ppo.normalize_advantages", "false"));
+  CHECK_FALSE(c.ppo.normalize_advantages);
+
+  auto bad = set_config_value(c, "samplers", "two");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message() == "config key 'samplers': 'two' is not an integer");
+  auto unknown = set_config_value(c, "ppo.lr", "1");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message().find("unknown config key 'ppo.lr'") == 0);
+  CHECK_FALSE(set_config_value(c, "ppo.gamma", "nan"));
+  CHECK_FALSE(set_config_value(c, "max_env_steps", "-5"));
+}
+
+TEST_CASE("config files: comments, dumps that load back, errors with file and line") {
+  const std::string path = "test_config_file.txt";
+  Config c;
+  c.run.seed = 42;
+  c.graph.samplers = 3;
+  {
+    std::ofstream(path) << "# a run\n" << dump_config(c) << "\n  # trailing comment\n";
+  }
+  Config loaded;
+  REQUIRE(load_config_file(loaded, path));
+  CHECK(dump_config(loaded) == dump_config(c));
+  {
+    std::ofstream(path) << "seed = 3\nsamplers: 4\n";
+  }
+  auto bad = load_config_file(loaded, path);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message() == path + ":2: expected 'key = value', got 'samplers: 4'");
+  std::remove(path.c_str());
+  auto missing = load_config_file(loaded, "no/such/file.txt");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message() == "cannot read config file 'no/such/file.txt'");
+}
+
+TEST_CASE("validation names the setting that is out of range") {
+  Config c;
+  c.ppo.gamma = 1.5;
+  CHECK(validate(c).error().message() == "invalid config: ppo.gamma must be in [0, 1]");
+  c = Config{};
+  c.run.mode = "sync";
+  CHECK(validate(c).error().message().find("mode 'sync'") != std::string::npos);
+}

@@ -1,0 +1,132 @@
+// CartPole against hand-computed steps and CartPole-v1's rules; the batched env's bookkeeping;
+// the synthetic env.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "envs/cartpole.hpp"
+#include "envs/env_batch.hpp"
+#include "envs/env_config.hpp"
+#include "envs/synthetic.hpp"
+
+using namespace dvla::envs;
+
+TEST_CASE("CartPole steps match hand-computed Euler steps of CartPole-v1") {
+  CartPole env;
+  env.set_state({0.01, -0.02, 0.03, 0.04});
+  float obs[4];
+  const float right = 1.f, left = 0.f;
+  // Expected values computed independently from Gym's CartPole-v1 equations.
+  const double expected[3][4] = {
+      {0.009600000000, 0.174679195748, 0.030800000000, -0.243068717960},
+      {0.013093583915, -0.020868848948, 0.025938625641, 0.059167999939},
+      {0.012676206936, -0.216352921046, 0.027121985640, 0.359920571378}};
+  const float* actions[3] = {&right, &left, &left};
+  for (int k = 0; k < 3; ++k) {
+    auto r = env.step(actions[k], obs);
+    CHECK(r.reward == 1.f);
+    CHECK_FALSE(r.terminated);
+    for (int i = 0; i < 4; ++i) {
+      CHECK(env.state()[i] == doctest::Approx(expected[k][i]).epsilon(1e-9));
+      CHECK(obs[i] == doctest::Approx(expected[k][i]).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("CartPole terminates past 12 degrees or 2.4 m, with reward 1 on the last step") {
+  CartPole env;
+  float obs[4];
+  const float push = 1.f;
+  env.set_state({0, 0, 0.2094, 1.0});  // leaning right and falling: next step is past 12 degrees
+  auto r = env.step(&push, obs);
+  CHECK(r.terminated);
+  CHECK(r.reward == 1.f);
+  env.set_state({2.39, 1.0, 0, 0});
+  CHECK(env.step(&push, obs).terminated);
+  env.set_state({0, 0, 0, 0});
+  CHECK_FALSE(env.step(&push, obs).terminated);
+}
+
+TEST_CASE("CartPole resets uniformly within 0.05 and reproducibly by seed") {
+  CartPole a, b;
+  float oa[4], ob[4];
+  a.reset(123, oa);
+  b.reset(123, ob);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(oa[i] == ob[i]);
+    CHECK(std::abs(oa[i]) <= 0.05f);
+  }
+  b.reset(124, ob);
+  CHECK(std::vector<float>(oa, oa + 4) != std::vector<float>(ob, ob + 4));
+}
+
+TEST_CASE("EnvBatch truncates CartPole at 500 steps and auto-resets") {
+  // Alternating pushes keep the pole up for the whole episode from a calm start.
+  EnvBatch batch([] { return std::make_unique<CartPole>(); }, 1);
+  batch.reset({7});
+  int steps = 0;
+  bool ended = false;
+  while (!ended && steps < 1000) {
+    const auto& o = batch.output().observations;
+    const float action = o[2] + 0.5f * o[3] > 0 ? 1.f : 0.f;  // push toward the lean
+    batch.step(&action);
+    ++steps;
+    ended = batch.output().episode_ended(0);
+  }
+  REQUIRE(ended);
+  CHECK(steps == 500);
+  CHECK(batch.output().truncated[0] == 1);
+  CHECK(batch.output().terminated[0] == 0);
+  CHECK(batch.output().episode_ends[0].episode_length == 500);
+  CHECK(batch.output().episode_ends[0].episode_return == 500.f);
+  // The observation is already the next episode's first one; the last one is kept.
+  CHECK(std::abs(batch.output().observations[0]) <= 0.05f);
+  CHECK(batch.output().final_observations != batch.output().observations);
+}
+
+TEST_CASE("EnvBatch refuses actions outside the action space, naming the env") {
+  EnvBatch batch([] { return std::make_unique<CartPole>(); }, 2);
+  batch.reset({1, 2});
+  const float bad[2] = {0.f, 2.f};
+  CHECK_THROWS_WITH_AS(batch.step(bad), "env 1 got action 2.000000, not an index below 2",
+                       std::invalid_argument);
+  const float half[2] = {0.5f, 1.f};
+  CHECK_THROWS_AS(batch.step(half), std::invalid_argument);
+  CHECK_THROWS_AS(batch.reset({1}), std::invalid_argument);
+}
+
+TEST_CASE("derived seeds differ between envs and between samplers") {
+  std::set<uint64_t> seen;
+  for (uint64_t sampler = 0; sampler < 4; ++sampler)
+    for (auto s : derive_seeds(1, sampler, 16)) seen.insert(s);
+  CHECK(seen.size() == 64);
+  CHECK(derive_seeds(1, 0, 4) == derive_seeds(1, 0, 4));
+}
+
+TEST_CASE("synthetic env rewards the action that matches the sign of observation[0]") {
+  SyntheticConfig c;
+  c.observation_size = 3;
+  c.episode_length = 4;
+  SyntheticEnv env(c, 2);
+  env.reset({1, 2});
+  int truncations = 0;
+  for (int t = 0; t < 8; ++t) {
+    const auto& o = env.output().observations;
+    const float good[2] = {o[0] > 0 ? 1.f : 0.f, o[3] > 0 ? 0.f : 1.f};  // env 1 answers wrong
+    env.step(good);
+    CHECK(env.output().rewards[0] == 1.f);
+    CHECK(env.output().rewards[1] == 0.f);
+    truncations += env.output().truncated[0];
+  }
+  CHECK(truncations == 2);
+  CHECK(env.output().episode_ends[0].episode_return == 4.f);
+}
+
+TEST_CASE("unknown envs are refused by name") {
+  EnvConfig c;
+  c.name = "atari";
+  CHECK_THROWS_WITH_AS(make_batched_env(c, 1), "unknown env 'atari' (known: cartpole, synthetic)",
+                       std::invalid_argument);
+}

@@ -1,0 +1,154 @@
+// GAE and the PPO loss on small hand-computed cases; flat-parameter views alias their buffer.
+#include "tests/doctest_with_torch.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/adam.h>
+
+#include "envs/cartpole.hpp"
+#include "runtime/actor_critic.hpp"
+#include "runtime/flat_parameters.hpp"
+#include "runtime/gae.hpp"
+#include "runtime/ppo.hpp"
+#include "runtime/staleness.hpp"
+
+using namespace dvla;
+
+TEST_CASE("GAE over one env: bootstrap, terminal and truncated steps") {
+  // Steps: 0 ordinary, 1 terminal, 2 ordinary, 3 truncated, 4 ordinary (bootstrapped).
+  const float rewards[5] = {1, 2, 3, 4, 5};
+  const float values[5] = {0.5f, 1, 1.5f, 2, 2.5f};
+  const uint8_t terminated[5] = {0, 1, 0, 0, 0};
+  const uint8_t truncated[5] = {0, 0, 0, 1, 0};
+  const float truncated_values[5] = {0, 0, 0, 10, 0};
+  const float bootstrap[1] = {6};
+  GaeInput in{5, 1, rewards, values, terminated, truncated, truncated_values, bootstrap, 0.5f, 0.5f};
+  const auto a = generalized_advantages(in);
+  // delta4 = 5 + 0.5*6 - 2.5 = 5.5                  A4 = 5.5
+  // delta3 = 4 + 0.5*10 - 2 = 7 (cut)               A3 = 7
+  // delta2 = 3 + 0.5*2 - 1.5 = 2.5                  A2 = 2.5 + 0.25*7 = 4.25
+  // delta1 = 2 - 1 = 1 (terminal)                   A1 = 1
+  // delta0 = 1 + 0.5*1 - 0.5 = 1                    A0 = 1 + 0.25*1 = 1.25
+  CHECK(a[4] == doctest::Approx(5.5));
+  CHECK(a[3] == doctest::Approx(7.0));
+  CHECK(a[2] == doctest::Approx(4.25));
+  CHECK(a[1] == doctest::Approx(1.0));
+  CHECK(a[0] == doctest::Approx(1.25));
+}
+
+TEST_CASE("GAE keeps envs apart in a [T, envs] layout") {
+  const float rewards[4] = {1, 0, 1, 0};  // t0: env0 1, env1 0; t1: env0 1, env1 0
+  const float values[4] = {0, 0, 0, 0};
+  const uint8_t none[4] = {0, 0, 0, 0};
+  const float zeros[4] = {0, 0, 0, 0};
+  const float bootstrap[2] = {0, 4};
+  GaeInput in{2, 2, rewards, values, none, none, zeros, bootstrap, 1.0f, 1.0f};
+  const auto a = generalized_advantages(in);
+  CHECK(a[0] == doctest::Approx(2));  // env0: 1 + 1
+  CHECK(a[2] == doctest::Approx(1));
+  CHECK(a[1] == doctest::Approx(4));  // env1: only the bootstrap
+  CHECK(a[3] == doctest::Approx(4));
+}
+
+TEST_CASE("PPO loss on a hand-computed minibatch") {
+  PpoConfig c;
+  c.clip = 0.2;
+  c.value_coef = 0.5;
+  c.entropy_coef = 0.1;
+  PolicyEvaluation now;
+  // ratios: e^0.5 = 1.6487 (clipped to 1.2 for A>0), e^-0.5 = 0.6065 (A<0: clipped to 0.8)
+  now.log_probs = at::tensor({0.5f, -0.5f});
+  now.entropy = at::tensor({1.0f, 0.5f});
+  now.values = at::tensor({1.0f, 2.0f});
+  const auto behaviour = at::zeros({2});
+  const auto advantages = at::tensor({2.0f, -1.0f});
+  const auto returns = at::tensor({2.0f, 0.0f});
+  const auto l = ppo_loss(now, behaviour, advantages, returns, c);
+  // policy: -mean(min(1.6487*2, 1.2*2), min(0.6065*-1, 0.8*-1)) = -mean(2.4, -0.8) = -0.8
+  CHECK(l.policy.item<double>() == doctest::Approx(-0.8).epsilon(1e-5));
+  // value: 0.5 * mean((1-2)^2, (2-0)^2) = 0.5 * 2.5 = 1.25
+  CHECK(l.value.item<double>() == doctest::Approx(1.25));
+  CHECK(l.entropy.item<double>() == doctest::Approx(0.75));
+  CHECK(l.total.item<double>() == doctest::Approx(-0.8 + 0.5 * 1.25 - 0.1 * 0.75).epsilon(1e-5));
+  CHECK(l.clip_fraction == doctest::Approx(1.0));
+  // approx_kl = mean((r - 1) - log r) = mean(0.6487 - 0.5, -0.3935 + 0.5)
+  CHECK(l.approx_kl == doctest::Approx((0.64872 - 0.5 + (-0.39347) + 0.5) / 2).epsilon(1e-4));
+}
+
+TEST_CASE("flat parameters: every parameter is a view of the one buffer") {
+  envs::CartPole cartpole;
+  ActorCritic policy(cartpole.spec(), {8, 8}, 3);
+  const auto before = policy.parameters();
+  std::vector<at::Tensor> values;
+  for (const auto& p : before) values.push_back(p.detach().clone());
+  FlatParameters flat(policy);
+
+  int64_t total = 0;
+  const auto* begin = flat.flat().data_ptr<float>();
+  size_t i = 0;
+  for (const auto& p : policy.parameters()) {
+    total += p.numel();
+    const auto* ptr = p.data_ptr<float>();
+    CHECK(ptr >= begin);
+    CHECK(ptr + p.numel() <= begin + flat.size());
+    CHECK(at::equal(p.detach(), values[i++]));  // values survived the move
+  }
+  CHECK(total == flat.size());
+  CHECK(flat.manifest().size() == before.size());
+
+  // Writing the buffer changes the parameters, and an optimizer step changes the buffer.
+  {
+    at::NoGradGuard g;
+    flat.flat().fill_(0.25f);
+  }
+  for (const auto& p : policy.parameters()) CHECK(p.detach().eq(0.25f).all().item<bool>());
+  torch::optim::Adam adam(policy.parameters(), torch::optim::AdamOptions(0.1));
+  auto obs = at::randn({4, 4});
+  policy.evaluate(obs, at::zeros({4, 1})).values.sum().backward();
+  adam.step();
+  CHECK_FALSE(flat.flat().eq(0.25f).all().item<bool>());
+}
+
+TEST_CASE("flat parameters load an update in one copy and refuse a foreign manifest") {
+  envs::CartPole cartpole;
+  ActorCritic a(cartpole.spec(), {8}, 1), b(cartpole.spec(), {8}, 2), other(cartpole.spec(), {16}, 1);
+  FlatParameters fa(a), fb(b), fo(other);
+  CHECK_FALSE(at::equal(fa.flat(), fb.flat()));
+  auto frame = fa.to_frame(9);
+  auto update = msg::read(frame);
+  REQUIRE(update);
+  const auto* buffer = fb.flat().data_ptr<float>();
+  REQUIRE(fb.load(*update));
+  CHECK(at::equal(fa.flat(), fb.flat()));
+  CHECK(fb.flat().data_ptr<float>() == buffer);  // copied into place, not re-allocated
+  auto obs = at::randn({3, 4});
+  CHECK(at::allclose(a.value(obs), b.value(obs)));
+  auto refused = fo.load(*update);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message().find("does not fit this policy") != std::string::npos);
+}
+
+TEST_CASE("actor-critic: same seed, same parameters; sampling follows the generator") {
+  envs::CartPole cartpole;
+  ActorCritic a(cartpole.spec(), {16, 16}, 5), b(cartpole.spec(), {16, 16}, 5);
+  FlatParameters fa(a), fb(b);
+  CHECK(at::equal(fa.flat(), fb.flat()));
+  auto g1 = at::make_generator<at::CPUGeneratorImpl>(1), g2 = at::make_generator<at::CPUGeneratorImpl>(1);
+  auto obs = at::randn({64, 4});
+  auto x = a.act(obs, false, g1), y = b.act(obs, false, g2);
+  CHECK(at::equal(x.actions, y.actions));
+  CHECK(x.actions.sizes() == at::IntArrayRef({64, 1}));
+  CHECK(x.actions.min().item<float>() >= 0);
+  CHECK(x.actions.max().item<float>() <= 1);
+  auto eval = a.evaluate(obs, x.actions);
+  CHECK(at::allclose(eval.log_probs, x.log_probs));
+}
+
+TEST_CASE("the staleness bound drops and counts samples beyond the lag") {
+  StalenessBound bound(2);
+  CHECK(bound.admit(5, 3, 100));
+  CHECK_FALSE(bound.admit(5, 2, 64));
+  CHECK(bound.admit(1, 4, 10));  // samples from a newer policy than the learner are not stale
+  CHECK(bound.dropped() == 64);
+}

@@ -1,0 +1,269 @@
+// Every schema round-trips through build() and read(); malformed frames are refused with an
+// error that names the problem.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "messages/all.hpp"
+#include "messages/codec.hpp"
+#include "messages/trajectory_segment.capnp.h"
+
+using namespace dvla;
+using namespace dvla::msg;
+
+namespace {
+
+template <class T>
+std::vector<T> iota(size_t n, T start = 0) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
+  return v;
+}
+
+template <class T>
+bool same(const TensorRef<T>& t, const std::vector<T>& v) {
+  return t.numel() == static_cast<int64_t>(v.size()) && std::memcmp(t.data, v.data(), v.size() * sizeof(T)) == 0;
+}
+
+// A frame holding `bytes` as they are (to feed readers hand-made damage).
+template <class F>
+F frame_of(const void* data, size_t size) {
+  return F(Bytes::copy_of(data, size));
+}
+
+// A valid two-step, three-env segment with one truncated step.
+struct SegmentData {
+  std::vector<float> obs = iota<float>(2 * 3 * 4), actions = iota<float>(2 * 3, 0.f),
+                     rewards = iota<float>(6, 1.f), log_probs = iota<float>(6, -3.f),
+                     values = iota<float>(6, 0.5f), bootstrap = {7.f, 8.f, 9.f},
+                     final_obs = {1.f, 2.f, 3.f, 4.f};
+  std::vector<uint8_t> terminated = {0, 1, 0, 0, 0, 0}, truncated = {0, 0, 0, 0, 0, 1};
+
+  TrajectorySegment segment() const {
+    TrajectorySegment s;
+    s.sampler_id = 3;
+    s.sequence = 11;
+    s.observations = {obs.data(), {2, 3, 4}};
+    s.actions = {actions.data(), {2, 3, 1}};
+    s.rewards = {rewards.data(), {2, 3}};
+    s.terminated = {terminated.data(), {2, 3}};
+    s.truncated = {truncated.data(), {2, 3}};
+    s.log_probs = {log_probs.data(), {2, 3}};
+    s.values = {values.data(), {2, 3}};
+    s.bootstrap_values = {bootstrap.data(), {3}};
+    s.policy_versions = {4, 5};
+    s.final_observations = {final_obs.data(), {1, 4}};
+    s.final_indices = {5};
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("observation batch round-trips") {
+  auto obs = iota<float>(2 * 5, -1.f);
+  ObservationBatch in{7, 42, {obs.data(), {2, 5}}};
+  auto frame = build(in);
+  CHECK(reinterpret_cast<uintptr_t>(frame.data()) % 8 == 0);
+  auto out = read(frame);
+  REQUIRE(out);
+  CHECK(out->sampler_id == 7);
+  CHECK(out->sequence == 42);
+  CHECK(out->observations.shape == std::vector<int64_t>{2, 5});
+  CHECK(same(out->observations, obs));
+  // Read in place: the values live inside the frame's bytes.
+  const auto* p = reinterpret_cast<const std::byte*>(out->observations.data);
+  CHECK((p >= frame.data() && p < frame.data() + frame.size()));
+}
+
+TEST_CASE("action batch round-trips") {
+  auto actions = iota<float>(3 * 2), log_probs = iota<float>(3, -2.f), values = iota<float>(3, 10.f);
+  ActionBatch in{1, 9, 77, {actions.data(), {3, 2}}, {log_probs.data(), {3}}, {values.data(), {3}}};
+  auto out = read(build(in));
+  REQUIRE(out);
+  CHECK(out->policy_version == 77);
+  CHECK(out->sequence == 9);
+  CHECK(same(out->actions, actions));
+  CHECK(same(out->log_probs, log_probs));
+  CHECK(same(out->values, values));
+}
+
+TEST_CASE("trajectory segment round-trips") {
+  SegmentData d;
+  auto frame = build(d.segment());
+  auto out = read(frame);
+  REQUIRE(out);
+  CHECK(out->sampler_id == 3);
+  CHECK(out->sequence == 11);
+  CHECK(out->steps() == 2);
+  CHECK(out->envs() == 3);
+  CHECK(same(out->observations, d.obs));
+  CHECK(same(out->actions, d.actions));
+  CHECK(same(out->rewards, d.rewards));
+  CHECK(same(out->terminated, d.terminated));
+  CHECK(same(out->truncated, d.truncated));
+  CHECK(same(out->log_probs, d.log_probs));
+  CHECK(same(out->values, d.values));
+  CHECK(same(out->bootstrap_values, d.bootstrap));
+  CHECK(out->policy_versions == std::vector<uint64_t>{4, 5});
+  CHECK(out->oldest_version() == 4);
+  CHECK(out->final_indices == std::vector<uint32_t>{5});
+  CHECK(same(out->final_observations, d.final_obs));
+}
+
+TEST_CASE("weight update round-trips") {
+  auto flat = iota<float>(6 + 3, 0.25f);
+  WeightUpdate in;
+  in.version = 12;
+  in.manifest = {{"layer.weight", {2, 3}, 0}, {"layer.bias", {3}, 6}};
+  in.flat = {flat.data(), {9}};
+  auto out = read(build(in));
+  REQUIRE(out);
+  CHECK(out->version == 12);
+  CHECK(out->manifest == in.manifest);
+  CHECK(same(out->flat, flat));
+}
+
+TEST_CASE("version announcement, control command and metrics round-trip") {
+  auto v = read(build(VersionAnnouncement{5, 1000, 24, 1.5}));
+  REQUIRE(v);
+  CHECK(v->version == 5);
+  CHECK(v->samples_trained == 1000);
+  CHECK(v->samples_dropped == 24);
+  CHECK(v->policy_lag_mean == 1.5);
+
+  auto c = read(build(ControlCommand{Command::checkpoint, 99, "/tmp/ckpt"}));
+  REQUIRE(c);
+  CHECK(c->kind == Command::checkpoint);
+  CHECK(c->request_id == 99);
+  CHECK(c->argument == "/tmp/ckpt");
+
+  Metrics m{"sampler/1", 123456789, {{"env_steps", 512}, {"episode_return", 21.5}}};
+  auto mo = read(build(m));
+  REQUIRE(mo);
+  CHECK(mo->source == "sampler/1");
+  CHECK(mo->timestamp_ns == 123456789);
+  CHECK(mo->samples == m.samples);
+}
+
+TEST_CASE("truncated frames are rejected with an error naming the message") {
+  SegmentData d;
+  auto frame = build(d.segment());
+  for (size_t keep : {size_t{0}, size_t{4}, size_t{8}, frame.size() / 2, frame.size() - 8}) {
+    CAPTURE(keep);
+    auto out = read(frame_of<SegmentFrame>(frame.data(), keep));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("trajectory segment") == 0);
+  }
+  auto odd = read(frame_of<SegmentFrame>(frame.data(), frame.size() - 3));
+  REQUIRE_FALSE(odd);
+  CHECK(odd.error().message().find("not a whole number of 8-byte words") != std::string::npos);
+}
+
+TEST_CASE("garbage frames are rejected, never crash") {
+  std::vector<uint64_t> words(64);
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int trial = 0; trial < 200; ++trial) {
+    for (auto& w : words) w = x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    CHECK_FALSE(read(frame_of<SegmentFrame>(words.data(), words.size() * 8)));
+    CHECK_FALSE(read(frame_of<WeightsFrame>(words.data(), words.size() * 8)));
+  }
+  // A frame of a different kind is not a valid segment either.
+  auto obs = iota<float>(4);
+  auto wrong = build(ObservationBatch{0, 0, {obs.data(), {1, 4}}});
+  auto out = read(frame_of<SegmentFrame>(wrong.data(), wrong.size()));
+  REQUIRE_FALSE(out);
+  CHECK(out.error().message() ==
+        "trajectory segment: field 'observations' needs rank >= 3: [T, envs, obs...]");
+}
+
+TEST_CASE("shape-inconsistent frames are rejected naming the field") {
+  SegmentData d;
+  SUBCASE("rewards for a different number of envs") {
+    auto s = d.segment();
+    s.rewards.shape = {3, 2};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("'rewards'") != std::string::npos);
+  }
+  SUBCASE("one policy version too few") {
+    auto s = d.segment();
+    s.policy_versions = {4};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("policyVersions") != std::string::npos);
+  }
+  SUBCASE("a final observation for a step that was not truncated") {
+    auto s = d.segment();
+    s.final_indices = {2};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("not truncated") != std::string::npos);
+  }
+  SUBCASE("data that does not match its shape") {
+    capnp::MallocMessageBuilder b;
+    auto root = b.initRoot<schema::TrajectorySegment>();
+    auto t = root.initObservations();
+    t.setDtype(schema::DType::FLOAT32);
+    auto shape = t.initShape(3);
+    shape.set(0, 2);
+    shape.set(1, 3);
+    shape.set(2, 4);
+    t.initData(200);
+    auto flat = capnp::messageToFlatArray(b);
+    auto out = read(frame_of<SegmentFrame>(flat.begin(), flat.size() * 8));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("holds 200 bytes, shape [2,3,4] needs 96") != std::string::npos);
+    t.initData(8);
+    flat = capnp::messageToFlatArray(b);
+    out = read(frame_of<SegmentFrame>(flat.begin(), flat.size() * 8));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("shape [2,3,4] larger than its 8 bytes") != std::string::npos);
+  }
+  SUBCASE("a shape whose element count overflows") {
+    capnp::MallocMessageBuilder b;
+    auto t = b.initRoot<schema::TrajectorySegment>().initObservations();
+    t.setDtype(schema::DType::FLOAT32);
+    auto shape = t.initShape(4);
+    for (unsigned i = 0; i < 4; ++i) shape.set(i, 0xFFFFFFFFu);
+    t.initData(16);
+    auto flat = capnp::messageToFlatArray(b);
+    auto out = read(frame_of<SegmentFrame>(flat.begin(), flat.size() * 8));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("larger than its 16 bytes") != std::string::npos);
+  }
+  SUBCASE("a manifest that does not tile the flat buffer") {
+    auto flat = iota<float>(5);
+    WeightUpdate w;
+    w.manifest = {{"a", {2}, 0}, {"b", {2}, 3}};
+    w.flat = {flat.data(), {5}};
+    auto out = read(build(w));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("manifest entry 'b' starts at element 3, expected 2") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("non-finite numbers are rejected") {
+  std::vector<float> obs = {0.f, std::numeric_limits<float>::quiet_NaN(), 1.f, 2.f};
+  auto out = read(build(ObservationBatch{0, 0, {obs.data(), {1, 4}}}));
+  REQUIRE_FALSE(out);
+  CHECK(out.error().message() ==
+        "observation batch: field 'observations' holds a non-finite value at element 1");
+  auto a = iota<float>(2), lp = iota<float>(2);
+  std::vector<float> v = {1.f, std::numeric_limits<float>::infinity()};
+  auto act = read(build(ActionBatch{0, 0, 0, {a.data(), {2, 1}}, {lp.data(), {2}}, {v.data(), {2}}}));
+  REQUIRE_FALSE(act);
+  CHECK(act.error().message().find("'values'") != std::string::npos);
+}
+
+TEST_CASE("copies of a frame share its bytes") {
+  auto obs = iota<float>(4);
+  auto a = build(ObservationBatch{0, 0, {obs.data(), {1, 4}}});
+  auto b = a;
+  CHECK(a.data() == b.data());
+  CHECK(a.bytes().use_count() == 2);
+}

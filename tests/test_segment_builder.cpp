@@ -1,0 +1,62 @@
+// A sampler's segment assembly: steps, versions and truncated final observations land where the
+// learner expects them.
+#include <doctest/doctest.h>
+
+#include "envs/synthetic.hpp"
+#include "runtime/segment_builder.hpp"
+
+using namespace dvla;
+
+TEST_CASE("segments hold every step, the behaviour versions and truncated last observations") {
+  envs::SyntheticConfig c;
+  c.observation_size = 2;
+  c.episode_length = 3;
+  envs::SyntheticEnv env(c, 2);
+  env.reset({1, 2});
+  SegmentBuilder builder(env.spec(), 2, 4);
+  std::vector<float> actions = {1, 0}, log_probs = {-0.5f, -0.7f}, values = {0.1f, 0.2f};
+  std::vector<std::vector<float>> seen;
+  for (uint64_t t = 0; t < 4; ++t) {
+    msg::ActionBatch answer{0, t, 10 + t, {actions.data(), {2, 1}}, {log_probs.data(), {2}},
+                            {values.data(), {2}}};
+    seen.push_back(env.output().observations);
+    builder.begin_step(env.output().observations.data(), answer);
+    env.step(actions.data());
+    builder.end_step(env.output());
+  }
+  CHECK(builder.full());
+  const float bootstrap[2] = {5, 6};
+  auto frame = builder.finish(9, 3, bootstrap);
+  CHECK(builder.empty());
+  auto s = msg::read(frame);
+  REQUIRE(s);
+  CHECK(s->sampler_id == 9);
+  CHECK(s->sequence == 3);
+  CHECK(s->steps() == 4);
+  CHECK(s->envs() == 2);
+  CHECK(s->policy_versions == std::vector<uint64_t>{10, 11, 12, 13});
+  for (int t = 0; t < 4; ++t)
+    for (int k = 0; k < 4; ++k) CHECK(s->observations.data[t * 4 + k] == seen[t][k]);
+  // Both envs hit the 3-step limit on step 2 (index 2 * envs + env).
+  CHECK(s->final_indices == std::vector<uint32_t>{4, 5});
+  CHECK(s->truncated.data[4] == 1);
+  CHECK(s->final_observations.shape == std::vector<int64_t>{2, 2});
+  CHECK(s->bootstrap_values.data[1] == 6);
+}
+
+TEST_CASE("a partial segment can be finished; misuse is refused") {
+  envs::SyntheticEnv env(envs::SyntheticConfig{}, 1);
+  env.reset({1});
+  SegmentBuilder builder(env.spec(), 1, 8);
+  const float zero = 0;
+  CHECK_THROWS_AS(builder.finish(0, 0, &zero), std::logic_error);
+  std::vector<float> a = {0}, lp = {0}, v = {0};
+  msg::ActionBatch answer{0, 0, 0, {a.data(), {1, 1}}, {lp.data(), {1}}, {v.data(), {1}}};
+  builder.begin_step(env.output().observations.data(), answer);
+  CHECK_THROWS_AS(builder.begin_step(env.output().observations.data(), answer), std::logic_error);
+  env.step(a.data());
+  builder.end_step(env.output());
+  auto s = msg::read(builder.finish(0, 0, &zero));
+  REQUIRE(s);
+  CHECK(s->steps() == 1);
+}
