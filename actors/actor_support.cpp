@@ -1,7 +1,7 @@
 #include "actors/actor_support.hpp"
 
-#include <caf/send.hpp>
 #include <fmt/core.h>
+#include <caf/send.hpp>
 
 #include "actors/frame_inspect.hpp"
 #include "messages/metrics.hpp"
@@ -9,16 +9,16 @@
 namespace dvla::actors {
 
 void name_failures(caf::scheduled_actor* self, std::string actor_name) {
-  self->set_exception_handler([name = std::move(actor_name)](caf::scheduled_actor*,
-                                                              std::exception_ptr& ptr) {
-    try {
-      std::rethrow_exception(ptr);
-    } catch (const std::exception& e) {
-      return make_error(errc::actor_failed, name + ": " + e.what());
-    } catch (...) {
-      return make_error(errc::actor_failed, name + ": unknown exception");
-    }
-  });
+  self->set_exception_handler(
+      [name = std::move(actor_name)](caf::scheduled_actor*, std::exception_ptr& ptr) {
+        try {
+          std::rethrow_exception(ptr);
+        } catch (const std::exception& e) {
+          return make_error(errc::actor_failed, name + ": " + e.what());
+        } catch (...) {
+          return make_error(errc::actor_failed, name + ": unknown exception");
+        }
+      });
 }
 
 uint64_t steady_now_ns() {

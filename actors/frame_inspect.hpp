@@ -33,7 +33,8 @@ typename Inspector::result_type inspect(Inspector& f, Frame<K>& x) {
     if constexpr (std::is_same_v<Inspector, caf::binary_deserializer>) {
       if (n > f.remaining()) return caf::make_error(caf::sec::end_of_stream);
     }
-    if (n > max_remote_frame_bytes) return caf::make_error(caf::sec::invalid_argument, "frame too large");
+    if (n > max_remote_frame_bytes)
+      return caf::make_error(caf::sec::invalid_argument, "frame too large");
     std::byte* out = nullptr;
     Bytes bytes = Bytes::allocate(n, out);
     if (n > 0)
@@ -42,7 +43,8 @@ typename Inspector::result_type inspect(Inspector& f, Frame<K>& x) {
     return f.end_sequence();
   } else {
     // Printing (to_string): a summary, not the bytes.
-    std::string summary = std::string(kind_name(K)) + " frame of " + std::to_string(x.size()) + " bytes";
+    std::string summary =
+        std::string(kind_name(K)) + " frame of " + std::to_string(x.size()) + " bytes";
     return f(caf::meta::type_name("dvla::Frame"), summary);
   }
 }

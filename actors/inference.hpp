@@ -23,8 +23,8 @@ struct InferenceSetup {
   envs::EnvSpec spec;
   // Builds the replica's policy (called twice: active and staging buffers).
   std::function<std::shared_ptr<Policy>()> make_policy;
-  uint64_t seed = 1;           // action sampling
-  caf::actor supervisor;       // receives rejection counts; may be null
+  uint64_t seed = 1;      // action sampling
+  caf::actor supervisor;  // receives rejection counts; may be null
 };
 
 // Spawns a detached inference actor: its forward passes run on a thread of their own.

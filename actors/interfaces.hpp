@@ -12,18 +12,16 @@ namespace dvla::actors {
 
 // Lane 2: answers observation batches with actions stamped with its policy version; stages new
 // weights and swaps them in at the next batch boundary (answering with the staged version).
-using inference_actor = caf::typed_actor<
-    caf::replies_to<msg::ObservationFrame>::with<msg::ActionFrame>,
-    caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
-    caf::reacts_to<flush_atom>>;
+using inference_actor =
+    caf::typed_actor<caf::replies_to<msg::ObservationFrame>::with<msg::ActionFrame>,
+                     caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
+                     caf::reacts_to<flush_atom>>;
 
 // Lane 3: acknowledges each segment with its current version (a credit back to the sampler);
 // trains once a batch is gathered and publishes the new weights.
-using trainer_actor = caf::typed_actor<
-    caf::replies_to<msg::SegmentFrame>::with<uint64_t>,
-    caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
-    caf::reacts_to<start_atom>,
-    caf::reacts_to<train_atom>>;
+using trainer_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::with<uint64_t>,
+                                       caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
+                                       caf::reacts_to<start_atom>, caf::reacts_to<train_atom>>;
 
 // Lane 4: fans one weight update out to every local inference replica; answers when all have it.
 using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>>;

@@ -22,11 +22,11 @@ struct SamplerState {
   std::unique_ptr<SegmentBuilder> segment;
   uint64_t observation_sequence = 0;
   uint64_t segment_sequence = 0;
-  uint64_t steps = 0;             // batched steps taken
-  int in_flight = 0;              // segments the trainer has not acknowledged
-  bool awaiting_answer = false;   // an observation request is out
+  uint64_t steps = 0;            // batched steps taken
+  int in_flight = 0;             // segments the trainer has not acknowledged
+  bool awaiting_answer = false;  // an observation request is out
   bool paused = false;
-  bool draining = false;          // the step budget is spent
+  bool draining = false;  // the step budget is spent
   bool finished = false;
   int malformed_answers = 0;
   uint64_t unreported_steps = 0;
@@ -75,9 +75,9 @@ void ship_segment(self_ptr self, const float* bootstrap_values) {
             finish_if_done(self);
           },
           [self](caf::error& e) {
-            self->quit(make_error(errc::no_answer,
-                                  self->state.setup.name + ": the trainer refused a segment: " +
-                                      describe(e)));
+            self->quit(make_error(
+                errc::no_answer,
+                self->state.setup.name + ": the trainer refused a segment: " + describe(e)));
           });
   report(self);
 }
@@ -137,25 +137,31 @@ void request_actions(self_ptr self) {
   self->request(s.setup.inference, timeout_of(s.setup.timeout_s), msg::build(b))
       .then([self](const msg::ActionFrame& f) { on_answer(self, f); },
             [self](caf::error& e) {
-              self->quit(make_error(errc::no_answer, self->state.setup.name +
-                                                         ": inference did not answer: " +
-                                                         describe(e)));
+              self->quit(make_error(
+                  errc::no_answer,
+                  self->state.setup.name + ": inference did not answer: " + describe(e)));
             });
 }
 
 void on_control(self_ptr self, const msg::ControlFrame& frame) {
   auto& s = self->state;
   auto command = msg::read(frame);
-  if (!command) return report_rejected(self, s.setup.supervisor, s.setup.name, command.error().message());
+  if (!command)
+    return report_rejected(self, s.setup.supervisor, s.setup.name, command.error().message());
   switch (command->kind) {
-    case msg::Command::pause: s.paused = true; break;
+    case msg::Command::pause:
+      s.paused = true;
+      break;
     case msg::Command::resume:
       s.paused = false;
       request_actions(self);
       break;
-    case msg::Command::shutdown: self->quit(); break;
+    case msg::Command::shutdown:
+      self->quit();
+      break;
     case msg::Command::ping:
-    case msg::Command::checkpoint: break;
+    case msg::Command::checkpoint:
+      break;
   }
 }
 

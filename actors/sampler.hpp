@@ -22,11 +22,11 @@ struct SamplerSetup {
   uint64_t seed = 1;
   int segment_length = 64;
   int segments_in_flight = 2;
-  uint64_t step_budget = 0;     // batched steps before the sampler finishes; 0: no limit
+  uint64_t step_budget = 0;  // batched steps before the sampler finishes; 0: no limit
   double timeout_s = 60;
   inference_actor inference;
   trainer_actor trainer;
-  caf::actor supervisor;        // receives metrics and (finished_atom, id); may be null
+  caf::actor supervisor;  // receives metrics and (finished_atom, id); may be null
 };
 
 // Spawns a detached sampler; it starts stepping on start_atom and obeys control commands

@@ -1,7 +1,7 @@
 #include "actors/supervisor.hpp"
 
-#include <caf/all.hpp>
 #include <fmt/core.h>
+#include <caf/all.hpp>
 
 #include <chrono>
 #include <deque>
@@ -10,8 +10,8 @@
 #include "actors/actor_support.hpp"
 #include "actors/distributor.hpp"
 #include "actors/frame_inspect.hpp"
-#include "actors/run_status_inspect.hpp"
 #include "actors/inference.hpp"
+#include "actors/run_status_inspect.hpp"
 #include "actors/sampler.hpp"
 #include "actors/trainer.hpp"
 #include "envs/batched_env.hpp"
@@ -148,7 +148,8 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   }
   double sum = 0;
   for (auto r : s.recent_returns) sum += r;
-  if (!s.recent_returns.empty()) s.status.mean_return = sum / static_cast<double>(s.recent_returns.size());
+  if (!s.recent_returns.empty())
+    s.status.mean_return = sum / static_cast<double>(s.recent_returns.size());
 }
 
 void on_version(self_ptr self, const msg::VersionFrame& frame) {
@@ -159,7 +160,8 @@ void on_version(self_ptr self, const msg::VersionFrame& frame) {
     ++s.status.rejected_messages;
     return;
   }
-  const uint64_t newly_trained = v->samples_trained - std::min(v->samples_trained, s.status.samples_trained);
+  const uint64_t newly_trained =
+      v->samples_trained - std::min(v->samples_trained, s.status.samples_trained);
   s.lag_weighted_sum += v->policy_lag_mean * static_cast<double>(newly_trained);
   s.status.version = v->version;
   s.status.samples_trained = v->samples_trained;
@@ -197,7 +199,9 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts) {
         s.status.wall_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
         s.status.steps_per_second =
-            s.status.wall_seconds > 0 ? static_cast<double>(s.status.env_steps) / s.status.wall_seconds : 0;
+            s.status.wall_seconds > 0
+                ? static_cast<double>(s.status.env_steps) / s.status.wall_seconds
+                : 0;
         return s.status;
       },
       [self](weights_atom a) -> caf::result<msg::WeightsFrame> {

@@ -1,7 +1,7 @@
 #include "actors/trainer.hpp"
 
-#include <caf/all.hpp>
 #include <torch/optim/adam.h>
+#include <caf/all.hpp>
 
 #include "actors/actor_support.hpp"
 #include "actors/frame_inspect.hpp"
@@ -54,9 +54,9 @@ void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_l
     self->request(s.setup.distributor, timeout_of(s.setup.timeout_s), s.published)
         .then([](uint64_t) {},
               [self](caf::error& e) {
-                self->quit(make_error(errc::no_answer, self->state.setup.name +
-                                                           ": distributing weights failed: " +
-                                                           describe(e)));
+                self->quit(make_error(
+                    errc::no_answer,
+                    self->state.setup.name + ": distributing weights failed: " + describe(e)));
               });
   if (s.setup.supervisor) {
     msg::VersionAnnouncement v;
@@ -91,7 +91,8 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   auto& s = self->state;
   s.setup = std::move(setup);
   s.policy = s.setup.make_policy();
-  if (!s.policy) throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
+  if (!s.policy)
+    throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
   s.parameters = std::make_unique<FlatParameters>(*s.policy);
   s.learner = std::make_unique<PpoLearner>(*s.policy, s.setup.ppo, s.setup.seed);
   s.staleness = std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.ppo.max_policy_lag));
@@ -109,7 +110,8 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
           return make_error(errc::incompatible_message, mismatch);
         }
         const int64_t samples = segment->steps() * segment->envs();
-        if (s.staleness->admit(s.version, segment->oldest_version(), static_cast<uint64_t>(samples))) {
+        if (s.staleness->admit(s.version, segment->oldest_version(),
+                               static_cast<uint64_t>(samples))) {
           s.buffer.push_back({frame, std::move(*segment)});
           s.buffered_samples += samples;
           // Queued behind the segments already waiting, so they join this batch.

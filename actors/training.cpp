@@ -1,8 +1,8 @@
 #include "actors/training.hpp"
 
+#include <torch/utils.h>
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
-#include <torch/utils.h>
 
 #include <chrono>
 #include <thread>

@@ -29,11 +29,10 @@ void check_actions(const ActionSpace& space, const float* actions, size_t envs) 
                         ? (a >= 0 && a < static_cast<float>(space.choices) && std::floor(a) == a)
                         : std::isfinite(a);
     if (!ok)
-      throw std::invalid_argument("env " + std::to_string(i / per_env) + " got action " +
-                                  std::to_string(a) + (space.is_discrete()
-                                                           ? ", not an index below " +
-                                                                 std::to_string(space.choices)
-                                                           : ", not a finite number"));
+      throw std::invalid_argument(
+          "env " + std::to_string(i / per_env) + " got action " + std::to_string(a) +
+          (space.is_discrete() ? ", not an index below " + std::to_string(space.choices)
+                               : ", not a finite number"));
   }
 }
 

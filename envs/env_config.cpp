@@ -12,7 +12,8 @@ std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t env
     return std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, envs);
   if (config.name == "synthetic") return std::make_unique<SyntheticEnv>(config.synthetic, envs);
   if (config.name == "tabletop")
-    throw std::invalid_argument("env 'tabletop' is not built yet (it arrives with the tabletop suite)");
+    throw std::invalid_argument(
+        "env 'tabletop' is not built yet (it arrives with the tabletop suite)");
   throw std::invalid_argument("unknown env '" + config.name + "' (known: cartpole, synthetic)");
 }
 

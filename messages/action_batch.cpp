@@ -8,15 +8,14 @@ namespace dvla::msg {
 ActionFrame build(const ActionBatch& m) {
   const size_t size = codec::tensor_bytes(m.actions) + codec::tensor_bytes(m.log_probs) +
                       codec::tensor_bytes(m.values);
-  return ActionFrame(
-      codec::encode<schema::ActionBatch>(size, [&](schema::ActionBatch::Builder b) {
-        b.setSamplerId(m.sampler_id);
-        b.setSequence(m.sequence);
-        b.setPolicyVersion(m.policy_version);
-        codec::write_tensor(b.initActions(), m.actions);
-        codec::write_tensor(b.initLogProbs(), m.log_probs);
-        codec::write_tensor(b.initValues(), m.values);
-      }));
+  return ActionFrame(codec::encode<schema::ActionBatch>(size, [&](schema::ActionBatch::Builder b) {
+    b.setSamplerId(m.sampler_id);
+    b.setSequence(m.sequence);
+    b.setPolicyVersion(m.policy_version);
+    codec::write_tensor(b.initActions(), m.actions);
+    codec::write_tensor(b.initLogProbs(), m.log_probs);
+    codec::write_tensor(b.initValues(), m.values);
+  }));
 }
 
 Expected<ActionBatch> read(const ActionFrame& f) {

@@ -6,13 +6,20 @@ namespace dvla::msg {
 
 std::string_view kind_name(Kind k) noexcept {
   switch (k) {
-    case Kind::observation_batch: return "observation batch";
-    case Kind::action_batch: return "action batch";
-    case Kind::trajectory_segment: return "trajectory segment";
-    case Kind::weight_update: return "weight update";
-    case Kind::version_announcement: return "version announcement";
-    case Kind::control_command: return "control command";
-    case Kind::metrics: return "metrics";
+    case Kind::observation_batch:
+      return "observation batch";
+    case Kind::action_batch:
+      return "action batch";
+    case Kind::trajectory_segment:
+      return "trajectory segment";
+    case Kind::weight_update:
+      return "weight update";
+    case Kind::version_announcement:
+      return "version announcement";
+    case Kind::control_command:
+      return "control command";
+    case Kind::metrics:
+      return "metrics";
   }
   return "unknown message";
 }
@@ -51,9 +58,12 @@ void malformed(std::string what) { throw Malformed{std::move(what)}; }
 
 const char* dtype_name(schema::DType d) {
   switch (d) {
-    case schema::DType::FLOAT32: return "float32";
-    case schema::DType::UINT8: return "uint8";
-    case schema::DType::INT32: return "int32";
+    case schema::DType::FLOAT32:
+      return "float32";
+    case schema::DType::UINT8:
+      return "uint8";
+    case schema::DType::INT32:
+      return "int32";
   }
   return "unknown";
 }
@@ -67,8 +77,8 @@ void require_finite(const TensorRef<float>& t, const char* name) {
 }
 
 template <class T>
-static void require_dim_impl(const TensorRef<T>& t, size_t dim, int64_t expected,
-                             const char* name, const char* expected_name) {
+static void require_dim_impl(const TensorRef<T>& t, size_t dim, int64_t expected, const char* name,
+                             const char* expected_name) {
   if (t.rank() <= dim || t.shape[dim] != expected)
     malformed(std::string("field '") + name + "' has shape " + shape_string(t.shape) +
               ", but dimension " + std::to_string(dim) + " must equal " + expected_name + " (" +

@@ -72,8 +72,10 @@ auto decode(const Bytes& bytes, Kind kind, Read&& read)
 
 template <class T>
 constexpr schema::DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return schema::DType::FLOAT32;
-  else if constexpr (std::is_same_v<T, uint8_t>) return schema::DType::UINT8;
+  if constexpr (std::is_same_v<T, float>)
+    return schema::DType::FLOAT32;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return schema::DType::UINT8;
   else {
     static_assert(std::is_same_v<T, int32_t>, "unsupported tensor element type");
     return schema::DType::INT32;
@@ -83,7 +85,9 @@ constexpr schema::DType dtype_of() {
 const char* dtype_name(schema::DType d);
 
 inline std::string text(capnp::Text::Reader t) { return std::string(t.begin(), t.size()); }
-inline capnp::Text::Reader text(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
+inline capnp::Text::Reader text(const std::string& s) {
+  return capnp::Text::Reader(s.data(), s.size());
+}
 
 template <class T>
 size_t tensor_bytes(const TensorRef<T>& t) {
@@ -116,7 +120,8 @@ TensorRef<T> read_tensor(bool present, schema::Tensor::Reader r, const char* nam
               ", expected rank " + (rank == any_rank ? "at least 1" : std::to_string(rank)));
   for (auto d : t.shape)
     if (d == 0)
-      malformed(std::string("field '") + name + "' has an empty dimension " + shape_string(t.shape));
+      malformed(std::string("field '") + name + "' has an empty dimension " +
+                shape_string(t.shape));
   auto data = r.getData();
   // Multiply with an overflow guard: a hostile shape must not wrap around to the data size.
   uint64_t elements = 1;

@@ -7,11 +7,16 @@ namespace dvla::msg {
 
 std::string_view command_name(Command c) noexcept {
   switch (c) {
-    case Command::ping: return "ping";
-    case Command::pause: return "pause";
-    case Command::resume: return "resume";
-    case Command::checkpoint: return "checkpoint";
-    case Command::shutdown: return "shutdown";
+    case Command::ping:
+      return "ping";
+    case Command::pause:
+      return "pause";
+    case Command::resume:
+      return "resume";
+    case Command::checkpoint:
+      return "checkpoint";
+    case Command::shutdown:
+      return "shutdown";
   }
   return "unknown";
 }

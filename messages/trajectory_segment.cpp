@@ -8,8 +8,9 @@
 namespace dvla::msg {
 
 uint64_t TrajectorySegment::oldest_version() const {
-  return policy_versions.empty() ? 0
-                                 : *std::min_element(policy_versions.begin(), policy_versions.end());
+  return policy_versions.empty()
+             ? 0
+             : *std::min_element(policy_versions.begin(), policy_versions.end());
 }
 
 SegmentFrame build(const TrajectorySegment& m) {
@@ -30,7 +31,8 @@ SegmentFrame build(const TrajectorySegment& m) {
         codec::write_tensor(b.initValues(), m.values);
         codec::write_tensor(b.initBootstrapValues(), m.bootstrap_values);
         auto versions = b.initPolicyVersions(static_cast<unsigned>(m.policy_versions.size()));
-        for (unsigned i = 0; i < m.policy_versions.size(); ++i) versions.set(i, m.policy_versions[i]);
+        for (unsigned i = 0; i < m.policy_versions.size(); ++i)
+          versions.set(i, m.policy_versions[i]);
         if (!m.final_indices.empty()) {
           codec::write_tensor(b.initFinalObservations(), m.final_observations);
           auto idx = b.initFinalIndices(static_cast<unsigned>(m.final_indices.size()));
@@ -62,7 +64,8 @@ void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegm
     const uint32_t idx = m.final_indices[i];
     codec::require(idx < cells, "field 'finalIndices' points past the segment");
     codec::require(i == 0 || idx > m.final_indices[i - 1], "field 'finalIndices' is not ascending");
-    codec::require(m.truncated.data[idx] != 0, "field 'finalIndices' names a step that is not truncated");
+    codec::require(m.truncated.data[idx] != 0,
+                   "field 'finalIndices' names a step that is not truncated");
   }
 }
 
@@ -89,8 +92,10 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         m.values = read_tensor<float>(r.hasValues(), r.getValues(), "values", 2);
         m.bootstrap_values = read_tensor<float>(r.hasBootstrapValues(), r.getBootstrapValues(),
                                                 "bootstrapValues", 1);
-        for (const auto& [t, name] : {std::pair{&m.actions, "actions"}, {&m.rewards, "rewards"},
-                                      {&m.log_probs, "logProbs"}, {&m.values, "values"}}) {
+        for (const auto& [t, name] : {std::pair{&m.actions, "actions"},
+                                      {&m.rewards, "rewards"},
+                                      {&m.log_probs, "logProbs"},
+                                      {&m.values, "values"}}) {
           require_dim(*t, 0, steps, name, "T of 'observations'");
           require_dim(*t, 1, envs, name, "the envs of 'observations'");
         }
@@ -104,8 +109,10 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         codec::require(static_cast<int64_t>(m.policy_versions.size()) == steps,
                        "field 'policyVersions' does not hold one version per step");
         for (const auto& [t, name] : {std::pair{&m.observations, "observations"},
-                                      {&m.actions, "actions"}, {&m.rewards, "rewards"},
-                                      {&m.log_probs, "logProbs"}, {&m.values, "values"},
+                                      {&m.actions, "actions"},
+                                      {&m.rewards, "rewards"},
+                                      {&m.log_probs, "logProbs"},
+                                      {&m.values, "values"},
                                       {&m.bootstrap_values, "bootstrapValues"}})
           codec::require_finite(*t, name);
         read_final_observations(r, m);

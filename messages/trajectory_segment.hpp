@@ -13,14 +13,14 @@ namespace dvla::msg {
 struct TrajectorySegment {
   uint32_t sampler_id = 0;
   uint64_t sequence = 0;
-  TensorRef<float> observations;      // [T, envs, obs...]
-  TensorRef<float> actions;           // [T, envs, action_dim]
-  TensorRef<float> rewards;           // [T, envs]
-  TensorRef<uint8_t> terminated;      // [T, envs]
-  TensorRef<uint8_t> truncated;       // [T, envs]
-  TensorRef<float> log_probs;         // [T, envs]
-  TensorRef<float> values;            // [T, envs]
-  TensorRef<float> bootstrap_values;  // [envs]
+  TensorRef<float> observations;          // [T, envs, obs...]
+  TensorRef<float> actions;               // [T, envs, action_dim]
+  TensorRef<float> rewards;               // [T, envs]
+  TensorRef<uint8_t> terminated;          // [T, envs]
+  TensorRef<uint8_t> truncated;           // [T, envs]
+  TensorRef<float> log_probs;             // [T, envs]
+  TensorRef<float> values;                // [T, envs]
+  TensorRef<float> bootstrap_values;      // [envs]
   std::vector<uint64_t> policy_versions;  // [T]
   TensorRef<float> final_observations;    // [k, obs...]; empty when k == 0
   std::vector<uint32_t> final_indices;    // [k] t * envs + env, ascending, each one truncated

@@ -22,7 +22,8 @@ WeightsFrame build(const WeightUpdate& m) {
           auto out = manifest[i];
           out.setName(codec::text(e.name));
           auto shape = out.initShape(static_cast<unsigned>(e.shape.size()));
-          for (unsigned d = 0; d < e.shape.size(); ++d) shape.set(d, static_cast<uint32_t>(e.shape[d]));
+          for (unsigned d = 0; d < e.shape.size(); ++d)
+            shape.set(d, static_cast<uint32_t>(e.shape[d]));
           out.setOffset(e.offset);
         }
         auto flat = b.initFlat(static_cast<unsigned>(codec::tensor_bytes(m.flat)));
@@ -36,7 +37,8 @@ Expected<WeightUpdate> read(const WeightsFrame& f) {
     m.version = r.getVersion();
     codec::require(r.hasFlat(), "missing field 'flat'");
     auto flat = r.getFlat();
-    codec::require(flat.size() % sizeof(float) == 0, "field 'flat' is not a whole number of float32");
+    codec::require(flat.size() % sizeof(float) == 0,
+                   "field 'flat' is not a whole number of float32");
     m.flat.data = reinterpret_cast<const float*>(flat.begin());
     m.flat.shape = {static_cast<int64_t>(flat.size() / sizeof(float))};
     uint64_t next = 0;

@@ -14,10 +14,10 @@ class ActionDistribution {
   // `log_std` [dim].
   ActionDistribution(const envs::ActionSpace& space, at::Tensor params, at::Tensor log_std = {});
 
-  at::Tensor sample(at::Generator& generator) const;  // [N, tensor_dim] float32
-  at::Tensor mode() const;                            // [N, tensor_dim] float32
+  at::Tensor sample(at::Generator& generator) const;     // [N, tensor_dim] float32
+  at::Tensor mode() const;                               // [N, tensor_dim] float32
   at::Tensor log_prob(const at::Tensor& actions) const;  // [N]
-  at::Tensor entropy() const;                         // [N]
+  at::Tensor entropy() const;                            // [N]
 
  private:
   bool discrete_;

@@ -11,8 +11,8 @@
 namespace dvla {
 namespace {
 
-using FieldRef = std::variant<uint64_t*, int*, int64_t*, double*, bool*, std::string*,
-                              std::vector<int64_t>*>;
+using FieldRef =
+    std::variant<uint64_t*, int*, int64_t*, double*, bool*, std::string*, std::vector<int64_t>*>;
 
 struct Field {
   const char* key;
@@ -118,13 +118,19 @@ bool parse(const std::string& text, std::vector<int64_t>* out) {
 
 const char* expected_form(const FieldRef& ref) {
   switch (ref.index()) {
-    case 0: return "a non-negative integer";
+    case 0:
+      return "a non-negative integer";
     case 1:
-    case 2: return "an integer";
-    case 3: return "a finite number";
-    case 4: return "true or false";
-    case 5: return "text";
-    default: return "comma-separated integers";
+    case 2:
+      return "an integer";
+    case 3:
+      return "a finite number";
+    case 4:
+      return "true or false";
+    case 5:
+      return "text";
+    default:
+      return "comma-separated integers";
   }
 }
 
@@ -132,8 +138,10 @@ std::string format(const FieldRef& ref) {
   return std::visit(
       [](auto* p) -> std::string {
         using T = std::decay_t<decltype(*p)>;
-        if constexpr (std::is_same_v<T, std::string>) return *p;
-        else if constexpr (std::is_same_v<T, bool>) return *p ? "true" : "false";
+        if constexpr (std::is_same_v<T, std::string>)
+          return *p;
+        else if constexpr (std::is_same_v<T, bool>)
+          return *p ? "true" : "false";
         else if constexpr (std::is_same_v<T, double>) {
           std::ostringstream s;
           s.precision(17);
@@ -143,7 +151,8 @@ std::string format(const FieldRef& ref) {
           std::string s;
           for (size_t i = 0; i < p->size(); ++i) s += (i ? "," : "") + std::to_string((*p)[i]);
           return s;
-        } else return std::to_string(*p);
+        } else
+          return std::to_string(*p);
       },
       ref);
 }
@@ -166,8 +175,7 @@ Status set_config_value(Config& config, const std::string& key, const std::strin
   if (!f) return unknown_key(key);
   const std::string text = trim(value);
   const bool ok = std::visit([&](auto* p) { return parse(text, p); }, f->ref);
-  if (!ok)
-    return Error("config key '" + key + "': '" + text + "' is not " + expected_form(f->ref));
+  if (!ok) return Error("config key '" + key + "': '" + text + "' is not " + expected_form(f->ref));
   return Status::ok();
 }
 
@@ -188,7 +196,8 @@ Status load_config_file(Config& config, const std::string& path) {
     if (text.empty()) continue;
     const auto eq = text.find('=');
     const std::string where = path + ":" + std::to_string(number);
-    if (eq == std::string::npos) return Error(where + ": expected 'key = value', got '" + text + "'");
+    if (eq == std::string::npos)
+      return Error(where + ": expected 'key = value', got '" + text + "'");
     if (auto s = set_config_value(config, trim(text.substr(0, eq)), text.substr(eq + 1)); !s)
       return s.error().within(where);
   }
@@ -228,8 +237,9 @@ Status validate(const Config& c) {
   if (c.env.name == "synthetic") {
     const auto& s = c.env.synthetic;
     if (s.observation_size < 1 || s.choices < 2 || s.episode_length < 1 || s.step_latency_us < 0)
-      return fail("synthetic env needs observation_size >= 1, choices >= 2, episode_length >= 1, "
-                  "step_latency_us >= 0");
+      return fail(
+          "synthetic env needs observation_size >= 1, choices >= 2, episode_length >= 1, "
+          "step_latency_us >= 0");
   }
   return Status::ok();
 }

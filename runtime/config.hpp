@@ -17,7 +17,7 @@ struct RunConfig {
   uint64_t max_env_steps = 500'000;
   std::string mode = "async";  // async: the Swimlane pipeline
   std::string algo = "ppo";
-  std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
+  std::string logdir;  // where progress.jsonl and summary.json go; empty: nowhere
   int eval_episodes = 20;
   double progress_interval_s = 1.0;
   double message_timeout_s = 60.0;  // an actor that does not answer within this is reported
@@ -26,11 +26,11 @@ struct RunConfig {
 struct GraphConfig {
   int samplers = 2;
   int envs_per_sampler = 8;
-  int segment_length = 64;       // steps per trajectory segment
-  int segments_in_flight = 2;    // per sampler: unacknowledged segments before it waits
+  int segment_length = 64;     // steps per trajectory segment
+  int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
   int inference_replicas = 1;
-  int torch_threads = 1;         // LibTorch intra-op threads, process-wide
-  int scheduler_threads = 2;     // CAF scheduler threads for the light actors
+  int torch_threads = 1;      // LibTorch intra-op threads, process-wide
+  int scheduler_threads = 2;  // CAF scheduler threads for the light actors
 };
 
 struct ModelConfig {

@@ -23,7 +23,8 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   result.returns.assign(static_cast<size_t>(episodes), 0.f);
   while (remaining > 0) {
     auto& out = env.output();
-    const auto obs = at::from_blob(const_cast<float*>(out.observations.data()), obs_shape, at::kFloat);
+    const auto obs =
+        at::from_blob(const_cast<float*>(out.observations.data()), obs_shape, at::kFloat);
     const auto actions = policy.act(obs, /*deterministic=*/true, generator).actions.contiguous();
     env.step(actions.data_ptr<float>());
     for (size_t i = 0; i < done.size(); ++i) {
@@ -44,7 +45,6 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   result.success_rate = successes / episodes;
   return result;
 }
-
 
 Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Config& config,
                                             const msg::WeightsFrame& weights) {

@@ -50,12 +50,14 @@ Status FlatParameters::load(const msg::WeightUpdate& update) {
                  std::to_string(manifest_.size()));
   }
   torch::NoGradGuard no_grad;
-  flat_.copy_(at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
+  flat_.copy_(
+      at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
   return Status::ok();
 }
 
 Status FlatParameters::load(const FlatParameters& other) {
-  if (other.manifest_ != manifest_) return Error("replicas of different policies cannot share weights");
+  if (other.manifest_ != manifest_)
+    return Error("replicas of different policies cannot share weights");
   torch::NoGradGuard no_grad;
   flat_.copy_(other.flat_);
   return Status::ok();

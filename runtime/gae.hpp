@@ -9,11 +9,12 @@ namespace dvla {
 struct GaeInput {
   int64_t steps = 0;
   int64_t envs = 0;
-  const float* rewards = nullptr;           // [T, envs]
-  const float* values = nullptr;            // [T, envs] critic estimate of each step's observation
-  const uint8_t* terminated = nullptr;      // [T, envs] terminal: nothing follows
-  const uint8_t* truncated = nullptr;       // [T, envs] cut by a time limit: bootstrap, then cut
-  const float* truncated_values = nullptr;  // [T, envs] estimate of the last observation, read where truncated
+  const float* rewards = nullptr;       // [T, envs]
+  const float* values = nullptr;        // [T, envs] critic estimate of each step's observation
+  const uint8_t* terminated = nullptr;  // [T, envs] terminal: nothing follows
+  const uint8_t* truncated = nullptr;   // [T, envs] cut by a time limit: bootstrap, then cut
+  const float* truncated_values =
+      nullptr;  // [T, envs] estimate of the last observation, read where truncated
   const float* bootstrap_values = nullptr;  // [envs] estimate of the observation after step T-1
   float gamma = 0.99f;
   float lambda = 0.95f;

@@ -8,8 +8,7 @@
 namespace dvla {
 
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
-                 const at::Tensor& advantages, const at::Tensor& returns,
-                 const PpoConfig& config) {
+                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config) {
   const auto log_ratio = now.log_probs - behaviour_log_probs;
   const auto ratio = log_ratio.exp();
   const auto clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip);

@@ -18,11 +18,11 @@ class Adam;
 namespace dvla {
 
 struct PpoLoss {
-  at::Tensor total;        // what is minimised
-  at::Tensor policy;       // -min(r A, clip(r) A), averaged
-  at::Tensor value;        // 0.5 (V - R)^2, averaged
-  at::Tensor entropy;      // mean entropy
-  double approx_kl = 0;    // mean (r - 1) - log r
+  at::Tensor total;          // what is minimised
+  at::Tensor policy;         // -min(r A, clip(r) A), averaged
+  at::Tensor value;          // 0.5 (V - R)^2, averaged
+  at::Tensor entropy;        // mean entropy
+  double approx_kl = 0;      // mean (r - 1) - log r
   double clip_fraction = 0;  // share of samples whose ratio was clipped
 };
 

@@ -8,14 +8,14 @@ struct PpoConfig {
   double learning_rate = 1e-3;
   double gamma = 0.99;
   double gae_lambda = 0.95;
-  double clip = 0.2;             // clip range of the importance ratio in the surrogate
+  double clip = 0.2;  // clip range of the importance ratio in the surrogate
   double value_coef = 0.5;
   double entropy_coef = 0.0;
   double max_grad_norm = 0.5;
   int epochs = 4;
-  int minibatch_size = 256;      // samples per gradient step
-  int batch_size = 1024;         // env steps the trainer gathers before an update
-  int max_policy_lag = 4;        // staleness bound: samples more versions behind are dropped
+  int minibatch_size = 256;  // samples per gradient step
+  int batch_size = 1024;     // env steps the trainer gathers before an update
+  int max_policy_lag = 4;    // staleness bound: samples more versions behind are dropped
   bool normalize_advantages = true;
 };
 

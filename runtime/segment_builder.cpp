@@ -61,7 +61,8 @@ void SegmentBuilder::end_step(const envs::BatchOutput& outcome) {
 
 msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
                                          const float* bootstrap_values) {
-  if (empty() || step_open_) throw std::logic_error("cannot finish an empty or half-recorded segment");
+  if (empty() || step_open_)
+    throw std::logic_error("cannot finish an empty or half-recorded segment");
   auto per_step = [&](std::vector<int64_t> tail) {
     std::vector<int64_t> shape{steps_, envs_};
     shape.insert(shape.end(), tail.begin(), tail.end());

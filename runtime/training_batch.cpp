@@ -58,7 +58,8 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
     values.push_back(view_of(s.values, at::kFloat).view({T * E}));
     for (auto v : s.policy_versions)
-      lag_sum += static_cast<double>(StalenessBound::lag(learner_version, v)) * static_cast<double>(E);
+      lag_sum +=
+          static_cast<double>(StalenessBound::lag(learner_version, v)) * static_cast<double>(E);
     samples += T * E;
   }
   TrainingBatch b;

@@ -10,12 +10,12 @@
 namespace dvla {
 
 struct TrainingBatch {
-  at::Tensor observations;  // [N, obs...]
-  at::Tensor actions;       // [N, action tensor dim]
-  at::Tensor log_probs;     // [N] behaviour log-probabilities
-  at::Tensor values;        // [N] behaviour critic estimates
-  at::Tensor advantages;    // [N]
-  at::Tensor returns;       // [N] advantages + values: the critic's targets
+  at::Tensor observations;     // [N, obs...]
+  at::Tensor actions;          // [N, action tensor dim]
+  at::Tensor log_probs;        // [N] behaviour log-probabilities
+  at::Tensor values;           // [N] behaviour critic estimates
+  at::Tensor advantages;       // [N]
+  at::Tensor returns;          // [N] advantages + values: the critic's targets
   double policy_lag_mean = 0;  // versions between the behaviour policies and the learner
 
   int64_t size() const { return observations.defined() ? observations.size(0) : 0; }

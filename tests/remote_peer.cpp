@@ -1,9 +1,9 @@
 // dvla-test-peer: the far side of test_remote. Publishes an actor on 127.0.0.1 that decodes each
 // trajectory segment it receives and answers with a digest of the decoded contents (or the
 // decoding error), prints its port on stdout, and exits when its stdin closes.
+#include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <unistd.h>
 
 #include <iostream>
 #include <string>

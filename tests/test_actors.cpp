@@ -146,7 +146,8 @@ TEST_CASE("the trainer refuses a malformed segment and keeps serving") {
   caf::scoped_actor self{*s.system};
 
   std::vector<uint64_t> garbage(32, 0x0123456789abcdefULL);
-  auto [v1, e1] = ask<uint64_t>(self, trainer, msg::SegmentFrame(msg::Bytes::copy_of(garbage.data(), 256)));
+  auto [v1, e1] =
+      ask<uint64_t>(self, trainer, msg::SegmentFrame(msg::Bytes::copy_of(garbage.data(), 256)));
   CHECK_FALSE(v1);
   CHECK(e1.find("malformed_message: trajectory segment") == 0);
 

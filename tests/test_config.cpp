@@ -44,15 +44,11 @@ TEST_CASE("config files: comments, dumps that load back, errors with file and li
   Config c;
   c.run.seed = 42;
   c.graph.samplers = 3;
-  {
-    std::ofstream(path) << "# a run\n" << dump_config(c) << "\n  # trailing comment\n";
-  }
+  { std::ofstream(path) << "# a run\n" << dump_config(c) << "\n  # trailing comment\n"; }
   Config loaded;
   REQUIRE(load_config_file(loaded, path));
   CHECK(dump_config(loaded) == dump_config(c));
-  {
-    std::ofstream(path) << "seed = 3\nsamplers: 4\n";
-  }
+  { std::ofstream(path) << "seed = 3\nsamplers: 4\n"; }
   auto bad = load_config_file(loaded, path);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message() == path + ":2: expected 'key = value', got 'samplers: 4'");

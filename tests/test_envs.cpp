@@ -19,10 +19,9 @@ TEST_CASE("CartPole steps match hand-computed Euler steps of CartPole-v1") {
   float obs[4];
   const float right = 1.f, left = 0.f;
   // Expected values computed independently from Gym's CartPole-v1 equations.
-  const double expected[3][4] = {
-      {0.009600000000, 0.174679195748, 0.030800000000, -0.243068717960},
-      {0.013093583915, -0.020868848948, 0.025938625641, 0.059167999939},
-      {0.012676206936, -0.216352921046, 0.027121985640, 0.359920571378}};
+  const double expected[3][4] = {{0.009600000000, 0.174679195748, 0.030800000000, -0.243068717960},
+                                 {0.013093583915, -0.020868848948, 0.025938625641, 0.059167999939},
+                                 {0.012676206936, -0.216352921046, 0.027121985640, 0.359920571378}};
   const float* actions[3] = {&right, &left, &left};
   for (int k = 0; k < 3; ++k) {
     auto r = env.step(actions[k], obs);

@@ -23,7 +23,8 @@ TEST_CASE("GAE over one env: bootstrap, terminal and truncated steps") {
   const uint8_t truncated[5] = {0, 0, 0, 1, 0};
   const float truncated_values[5] = {0, 0, 0, 10, 0};
   const float bootstrap[1] = {6};
-  GaeInput in{5, 1, rewards, values, terminated, truncated, truncated_values, bootstrap, 0.5f, 0.5f};
+  GaeInput in{5,         1,    rewards, values, terminated, truncated, truncated_values,
+              bootstrap, 0.5f, 0.5f};
   const auto a = generalized_advantages(in);
   // delta4 = 5 + 0.5*6 - 2.5 = 5.5                  A4 = 5.5
   // delta3 = 4 + 0.5*10 - 2 = 7 (cut)               A3 = 7
@@ -112,7 +113,8 @@ TEST_CASE("flat parameters: every parameter is a view of the one buffer") {
 
 TEST_CASE("flat parameters load an update in one copy and refuse a foreign manifest") {
   envs::CartPole cartpole;
-  ActorCritic a(cartpole.spec(), {8}, 1), b(cartpole.spec(), {8}, 2), other(cartpole.spec(), {16}, 1);
+  ActorCritic a(cartpole.spec(), {8}, 1), b(cartpole.spec(), {8}, 2),
+      other(cartpole.spec(), {16}, 1);
   FlatParameters fa(a), fb(b), fo(other);
   CHECK_FALSE(at::equal(fa.flat(), fb.flat()));
   auto frame = fa.to_frame(9);
@@ -134,7 +136,8 @@ TEST_CASE("actor-critic: same seed, same parameters; sampling follows the genera
   ActorCritic a(cartpole.spec(), {16, 16}, 5), b(cartpole.spec(), {16, 16}, 5);
   FlatParameters fa(a), fb(b);
   CHECK(at::equal(fa.flat(), fb.flat()));
-  auto g1 = at::make_generator<at::CPUGeneratorImpl>(1), g2 = at::make_generator<at::CPUGeneratorImpl>(1);
+  auto g1 = at::make_generator<at::CPUGeneratorImpl>(1),
+       g2 = at::make_generator<at::CPUGeneratorImpl>(1);
   auto obs = at::randn({64, 4});
   auto x = a.act(obs, false, g1), y = b.act(obs, false, g2);
   CHECK(at::equal(x.actions, y.actions));

@@ -25,7 +25,8 @@ std::vector<T> iota(size_t n, T start = 0) {
 
 template <class T>
 bool same(const TensorRef<T>& t, const std::vector<T>& v) {
-  return t.numel() == static_cast<int64_t>(v.size()) && std::memcmp(t.data, v.data(), v.size() * sizeof(T)) == 0;
+  return t.numel() == static_cast<int64_t>(v.size()) &&
+         std::memcmp(t.data, v.data(), v.size() * sizeof(T)) == 0;
 }
 
 // A frame holding `bytes` as they are (to feed readers hand-made damage).
@@ -80,7 +81,8 @@ TEST_CASE("observation batch round-trips") {
 }
 
 TEST_CASE("action batch round-trips") {
-  auto actions = iota<float>(3 * 2), log_probs = iota<float>(3, -2.f), values = iota<float>(3, 10.f);
+  auto actions = iota<float>(3 * 2), log_probs = iota<float>(3, -2.f),
+       values = iota<float>(3, 10.f);
   ActionBatch in{1, 9, 77, {actions.data(), {3, 2}}, {log_probs.data(), {3}}, {values.data(), {3}}};
   auto out = read(build(in));
   REQUIRE(out);
@@ -216,7 +218,8 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
     auto flat = capnp::messageToFlatArray(b);
     auto out = read(frame_of<SegmentFrame>(flat.begin(), flat.size() * 8));
     REQUIRE_FALSE(out);
-    CHECK(out.error().message().find("holds 200 bytes, shape [2,3,4] needs 96") != std::string::npos);
+    CHECK(out.error().message().find("holds 200 bytes, shape [2,3,4] needs 96") !=
+          std::string::npos);
     t.initData(8);
     flat = capnp::messageToFlatArray(b);
     out = read(frame_of<SegmentFrame>(flat.begin(), flat.size() * 8));
@@ -255,7 +258,8 @@ TEST_CASE("non-finite numbers are rejected") {
         "observation batch: field 'observations' holds a non-finite value at element 1");
   auto a = iota<float>(2), lp = iota<float>(2);
   std::vector<float> v = {1.f, std::numeric_limits<float>::infinity()};
-  auto act = read(build(ActionBatch{0, 0, 0, {a.data(), {2, 1}}, {lp.data(), {2}}, {v.data(), {2}}}));
+  auto act =
+      read(build(ActionBatch{0, 0, 0, {a.data(), {2, 1}}, {lp.data(), {2}}, {v.data(), {2}}}));
   REQUIRE_FALSE(act);
   CHECK(act.error().message().find("'values'") != std::string::npos);
 }

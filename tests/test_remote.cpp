@@ -117,7 +117,8 @@ TEST_CASE("a segment frame crosses to another process over the middleman and dec
   CHECK(ask(frame) == test::digest(*local));
 
   // Damaged bytes are refused over there, with the reason, and the peer keeps serving.
-  auto damaged = ask(msg::SegmentFrame(msg::Bytes::copy_of(frame.data(), frame.size() / 3 / 8 * 8)));
+  auto damaged =
+      ask(msg::SegmentFrame(msg::Bytes::copy_of(frame.data(), frame.size() / 3 / 8 * 8)));
   CHECK(damaged.find("error: trajectory segment:") == 0);
   CHECK(ask(frame) == test::digest(*local));
 }

@@ -17,8 +17,8 @@ TEST_CASE("segments hold every step, the behaviour versions and truncated last o
   std::vector<float> actions = {1, 0}, log_probs = {-0.5f, -0.7f}, values = {0.1f, 0.2f};
   std::vector<std::vector<float>> seen;
   for (uint64_t t = 0; t < 4; ++t) {
-    msg::ActionBatch answer{0, t, 10 + t, {actions.data(), {2, 1}}, {log_probs.data(), {2}},
-                            {values.data(), {2}}};
+    msg::ActionBatch answer{
+        0, t, 10 + t, {actions.data(), {2, 1}}, {log_probs.data(), {2}}, {values.data(), {2}}};
     seen.push_back(env.output().observations);
     builder.begin_step(env.output().observations.data(), answer);
     env.step(actions.data());

@@ -18,18 +18,24 @@ using dvla::RunStatus;
 using nlohmann::json;
 
 json status_json(const RunStatus& s) {
-  return {{"env_steps", s.env_steps},         {"wall_seconds", s.wall_seconds},
-          {"steps_per_second", s.steps_per_second}, {"episodes", s.episodes},
-          {"train_mean_return", s.mean_return}, {"version", s.version},
-          {"policy_lag_mean", s.policy_lag_mean}, {"samples_trained", s.samples_trained},
-          {"dropped_stale", s.dropped_stale},   {"rejected_messages", s.rejected_messages}};
+  return {{"env_steps", s.env_steps},
+          {"wall_seconds", s.wall_seconds},
+          {"steps_per_second", s.steps_per_second},
+          {"episodes", s.episodes},
+          {"train_mean_return", s.mean_return},
+          {"version", s.version},
+          {"policy_lag_mean", s.policy_lag_mean},
+          {"samples_trained", s.samples_trained},
+          {"dropped_stale", s.dropped_stale},
+          {"rejected_messages", s.rejected_messages}};
 }
 
 void print_progress(const RunStatus& s) {
-  fmt::print("[{:7.1f}s] env steps {:>9} ({:>7.0f}/s) | mean return {:7.1f} over last {} eps | "
-             "version {:>4} | lag {:4.2f} | dropped {}\n",
-             s.wall_seconds, s.env_steps, s.steps_per_second, s.mean_return,
-             std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale);
+  fmt::print(
+      "[{:7.1f}s] env steps {:>9} ({:>7.0f}/s) | mean return {:7.1f} over last {} eps | "
+      "version {:>4} | lag {:4.2f} | dropped {}\n",
+      s.wall_seconds, s.env_steps, s.steps_per_second, s.mean_return,
+      std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale);
   std::fflush(stdout);
 }
 
@@ -59,11 +65,12 @@ int run(const dvla::apps::PpoOptions& options) {
     }
     std::ofstream(std::filesystem::path(logdir) / "config.txt") << dvla::dump_config(config);
   }
-  fmt::print("dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
-             "{} env steps\nBLAS: {}\n",
-             config.run.mode, config.run.algo, config.env.name, config.graph.samplers,
-             config.graph.envs_per_sampler, config.graph.inference_replicas, config.run.seed,
-             config.run.max_env_steps, dvla::loaded_blas());
+  fmt::print(
+      "dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
+      "{} env steps\nBLAS: {}\n",
+      config.run.mode, config.run.algo, config.env.name, config.graph.samplers,
+      config.graph.envs_per_sampler, config.graph.inference_replicas, config.run.seed,
+      config.run.max_env_steps, dvla::loaded_blas());
   std::fflush(stdout);
 
   ProgressLog log(logdir);
@@ -82,10 +89,11 @@ int run(const dvla::apps::PpoOptions& options) {
     return 1;
   }
   const auto& s = result->status;
-  fmt::print("done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
-             "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f})\n",
-             s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
-             s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length);
+  fmt::print(
+      "done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
+      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f})\n",
+      s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
+      s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length);
   json summary = status_json(s);
   summary["eval_mean_return"] = eval->mean_return;
   summary["eval_episodes"] = eval->episodes;

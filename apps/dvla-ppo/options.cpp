@@ -14,10 +14,14 @@ namespace {
 // Flags that are shorthand for one config key.
 const std::map<std::string, std::string>& key_flags() {
   static const std::map<std::string, std::string> flags{
-      {"--env", "env"},           {"--algo", "algo"},
-      {"--mode", "mode"},         {"--max-env-steps", "max_env_steps"},
-      {"--seed", "seed"},         {"--samplers", "samplers"},
-      {"--envs-per-sampler", "envs_per_sampler"}, {"--logdir", "logdir"},
+      {"--env", "env"},
+      {"--algo", "algo"},
+      {"--mode", "mode"},
+      {"--max-env-steps", "max_env_steps"},
+      {"--seed", "seed"},
+      {"--samplers", "samplers"},
+      {"--envs-per-sampler", "envs_per_sampler"},
+      {"--logdir", "logdir"},
   };
   return flags;
 }

@@ -2,7 +2,8 @@
 //
 // Corridor: the agent starts in the middle of a corridor of `length` cells and must walk to the
 // goal at the right end; stepping left or right costs a little, reaching the goal pays 1.
-// Build: `cmake --build build --target dvla-example-custom-env`; run: build/apps/dvla-example-custom-env
+// Build: `cmake --build build --target dvla-example-custom-env`; run:
+// build/apps/dvla-example-custom-env
 #include <fmt/core.h>
 
 #include <random>
