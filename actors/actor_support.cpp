@@ -27,8 +27,8 @@ uint64_t steady_now_ns() {
                                    .count());
 }
 
-void report_rejected(caf::scheduled_actor* self, const caf::actor& supervisor,
-                     const std::string& actor_name, const std::string& what) {
+void report_rejected(const caf::actor& supervisor, const std::string& actor_name,
+                     const std::string& what) {
   fmt::print(stderr, "dvla: {} rejected a message: {}\n", actor_name, what);
   if (!supervisor) return;
   msg::Metrics m;
@@ -36,6 +36,12 @@ void report_rejected(caf::scheduled_actor* self, const caf::actor& supervisor,
   m.timestamp_ns = steady_now_ns();
   m.samples = {{"rejected_messages", 1.0}};
   caf::anon_send(supervisor, msg::build(m));
+}
+
+caf::error refuse(const caf::actor& supervisor, const std::string& actor_name, errc code,
+                  const std::string& what) {
+  report_rejected(supervisor, actor_name, what);
+  return make_error(code, what);
 }
 
 }  // namespace dvla::actors

@@ -15,8 +15,11 @@ namespace dvla::actors {
 void name_failures(caf::scheduled_actor* self, std::string actor_name);
 
 // Counts a refused message at the supervisor and says on stderr what was wrong with it.
-void report_rejected(caf::scheduled_actor* self, const caf::actor& supervisor,
-                     const std::string& actor_name, const std::string& what);
+void report_rejected(const caf::actor& supervisor, const std::string& actor_name,
+                     const std::string& what);
+// report_rejected, then the error that answers the refused request.
+caf::error refuse(const caf::actor& supervisor, const std::string& actor_name, errc code,
+                  const std::string& what);
 
 // Seconds as a CAF timeout.
 inline caf::duration timeout_of(double seconds) {

@@ -107,14 +107,11 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
       [self](const msg::ObservationFrame& frame) -> caf::result<msg::ActionFrame> {
         auto& s = self->state;
         auto batch = msg::read(frame);
-        if (!batch) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, batch.error().message());
-          return make_error(errc::malformed_message, batch.error().message());
-        }
-        if (auto mismatch = observation_mismatch(*batch, s.setup.spec); !mismatch.empty()) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, mismatch);
-          return make_error(errc::incompatible_message, mismatch);
-        }
+        if (!batch)
+          return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                        batch.error().message());
+        if (auto mismatch = observation_mismatch(*batch, s.setup.spec); !mismatch.empty())
+          return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
         auto promise = self->make_response_promise<msg::ActionFrame>();
         s.pending.push_back(Request{frame, std::move(*batch), promise});
         // The flush is queued behind every request already in the mailbox, so one forward
@@ -129,14 +126,12 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
       [self](const msg::WeightsFrame& frame) -> caf::result<uint64_t> {
         auto& s = self->state;
         auto update = msg::read(frame);
-        if (!update) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, update.error().message());
-          return make_error(errc::malformed_message, update.error().message());
-        }
-        if (auto loaded = s.staging.parameters->load(*update); !loaded) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, loaded.error().message());
-          return make_error(errc::incompatible_message, loaded.error().message());
-        }
+        if (!update)
+          return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                        update.error().message());
+        if (auto loaded = s.staging.parameters->load(*update); !loaded)
+          return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
+                        loaded.error().message());
         s.staging.version = update->version;
         s.staged = true;
         return update->version;

@@ -105,7 +105,7 @@ void on_answer(self_ptr self, const msg::ActionFrame& frame) {
   s.awaiting_answer = false;
   auto answer = msg::read(frame);
   if (!answer) {
-    report_rejected(self, s.setup.supervisor, s.setup.name, answer.error().message());
+    report_rejected(s.setup.supervisor, s.setup.name, answer.error().message());
     if (++s.malformed_answers >= max_malformed_answers)
       self->quit(make_error(errc::malformed_message,
                             s.setup.name + ": inference keeps answering with malformed frames"));
@@ -146,8 +146,7 @@ void request_actions(self_ptr self) {
 void on_control(self_ptr self, const msg::ControlFrame& frame) {
   auto& s = self->state;
   auto command = msg::read(frame);
-  if (!command)
-    return report_rejected(self, s.setup.supervisor, s.setup.name, command.error().message());
+  if (!command) return report_rejected(s.setup.supervisor, s.setup.name, command.error().message());
   switch (command->kind) {
     case msg::Command::pause:
       s.paused = true;

@@ -1,6 +1,5 @@
 #include "actors/supervisor.hpp"
 
-#include <fmt/core.h>
 #include <caf/all.hpp>
 
 #include <chrono>
@@ -130,11 +129,8 @@ void fail(self_ptr self, const std::string& why) {
 void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   auto& s = self->state;
   auto m = msg::read(frame);
-  if (!m) {
-    fmt::print(stderr, "dvla: supervisor rejected a message: {}\n", m.error().message());
-    ++s.status.rejected_messages;
-    return;
-  }
+  if (!m)
+    return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor", m.error().message());
   for (const auto& [name, value] : m->samples) {
     if (name == "env_steps") {
       s.status.env_steps += static_cast<uint64_t>(value);
@@ -155,11 +151,8 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
 void on_version(self_ptr self, const msg::VersionFrame& frame) {
   auto& s = self->state;
   auto v = msg::read(frame);
-  if (!v) {
-    fmt::print(stderr, "dvla: supervisor rejected a message: {}\n", v.error().message());
-    ++s.status.rejected_messages;
-    return;
-  }
+  if (!v)
+    return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor", v.error().message());
   const uint64_t newly_trained =
       v->samples_trained - std::min(v->samples_trained, s.status.samples_trained);
   s.lag_weighted_sum += v->policy_lag_mean * static_cast<double>(newly_trained);

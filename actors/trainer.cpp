@@ -101,14 +101,11 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
       [self](const msg::SegmentFrame& frame) -> caf::result<uint64_t> {
         auto& s = self->state;
         auto segment = msg::read(frame);
-        if (!segment) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, segment.error().message());
-          return make_error(errc::malformed_message, segment.error().message());
-        }
-        if (auto mismatch = segment_mismatch(*segment, s.setup.spec); !mismatch.empty()) {
-          report_rejected(self, s.setup.supervisor, s.setup.name, mismatch);
-          return make_error(errc::incompatible_message, mismatch);
-        }
+        if (!segment)
+          return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                        segment.error().message());
+        if (auto mismatch = segment_mismatch(*segment, s.setup.spec); !mismatch.empty())
+          return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
         const int64_t samples = segment->steps() * segment->envs();
         if (s.staleness->admit(s.version, segment->oldest_version(),
                                static_cast<uint64_t>(samples))) {

@@ -27,6 +27,8 @@ struct BatchOutput {
   std::vector<EpisodeEnd> episode_ends;   // [envs]: valid where terminated or truncated
 
   bool episode_ended(size_t env) const { return terminated[env] || truncated[env]; }
+  // Sizes every buffer for `envs` envs of `observation_size` floats, zeroed.
+  void resize(size_t envs, size_t observation_size);
 };
 
 class BatchedEnv {

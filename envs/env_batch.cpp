@@ -21,6 +21,15 @@ std::vector<uint64_t> derive_seeds(uint64_t seed, uint64_t batch_index, size_t n
   return seeds;
 }
 
+void BatchOutput::resize(size_t envs, size_t observation_size) {
+  observations.assign(envs * observation_size, 0.f);
+  final_observations.assign(envs * observation_size, 0.f);
+  rewards.assign(envs, 0.f);
+  terminated.assign(envs, 0);
+  truncated.assign(envs, 0);
+  episode_ends.assign(envs, {});
+}
+
 void check_actions(const ActionSpace& space, const float* actions, size_t envs) {
   const auto per_env = static_cast<size_t>(space.tensor_dim());
   for (size_t i = 0; i < envs * per_env; ++i) {
@@ -40,14 +49,8 @@ EnvBatch::EnvBatch(const Factory& make_env, size_t n) {
   if (n == 0) throw std::invalid_argument("an env batch needs at least one env");
   for (size_t i = 0; i < n; ++i) envs_.push_back(make_env());
   spec_ = envs_.front()->spec();
-  const auto obs = static_cast<size_t>(spec_.observation_size());
   episodes_.resize(n);
-  out_.observations.assign(n * obs, 0.f);
-  out_.final_observations.assign(n * obs, 0.f);
-  out_.rewards.assign(n, 0.f);
-  out_.terminated.assign(n, 0);
-  out_.truncated.assign(n, 0);
-  out_.episode_ends.assign(n, {});
+  out_.resize(n, static_cast<size_t>(spec_.observation_size()));
 }
 
 void EnvBatch::start_episode(size_t i, uint64_t seed) {

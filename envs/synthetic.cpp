@@ -20,17 +20,11 @@ SyntheticEnv::SyntheticEnv(const SyntheticConfig& config, size_t n) : config_(co
   spec_.action.type = ActionSpace::Type::discrete;
   spec_.action.choices = config.choices;
   spec_.max_episode_steps = config.episode_length;
-  const auto obs = static_cast<size_t>(config.observation_size);
   state_.assign(n, 0);
   length_.assign(n, 0);
   return_.assign(n, 0.f);
   seed_.assign(n, 0);
-  out_.observations.assign(n * obs, 0.f);
-  out_.final_observations.assign(n * obs, 0.f);
-  out_.rewards.assign(n, 0.f);
-  out_.terminated.assign(n, 0);
-  out_.truncated.assign(n, 0);
-  out_.episode_ends.assign(n, {});
+  out_.resize(n, static_cast<size_t>(config.observation_size));
 }
 
 void SyntheticEnv::observe(size_t env, float* out) {

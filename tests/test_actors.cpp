@@ -39,6 +39,13 @@ std::function<std::shared_ptr<Policy>()> tiny_policy() {
   return [] { return make_actor_critic(cartpole_spec(), {8}, 1); };
 }
 
+inference_actor spawn_cartpole_inference(System& s) {
+  InferenceSetup setup;
+  setup.spec = cartpole_spec();
+  setup.make_policy = tiny_policy();
+  return spawn_inference(*s.system, setup);
+}
+
 msg::ObservationFrame observations(int envs, int width = 4) {
   std::vector<float> obs(static_cast<size_t>(envs * width), 0.01f);
   return msg::build(msg::ObservationBatch{2, 5, {obs.data(), {envs, width}}});
@@ -61,14 +68,13 @@ TEST_CASE("a local send delivers the sender's buffer: the same bytes, not a copy
   System s;
   // The receiver answers with the address of the bytes it was given.
   auto receiver = s.system->spawn([]() -> caf::behavior {
-    return {[](const msg::SegmentFrame& f) { return reinterpret_cast<uint64_t>(f.data()); }};
+    return {[](const msg::ObservationFrame& f) { return reinterpret_cast<uint64_t>(f.data()); }};
   });
   caf::scoped_actor self{*s.system};
   std::vector<float> big(1 << 16, 1.f);
   auto frame = msg::build(msg::ObservationBatch{0, 0, {big.data(), {1, 1 << 16}}});
-  auto seg = msg::SegmentFrame(frame.bytes());
-  const auto sent = reinterpret_cast<uint64_t>(seg.data());
-  auto [answer, error] = ask<uint64_t>(self, receiver, seg);
+  const auto sent = reinterpret_cast<uint64_t>(frame.data());
+  auto [answer, error] = ask<uint64_t>(self, receiver, frame);
   REQUIRE(answer);
   CHECK(*answer == sent);
   self->send_exit(receiver, caf::exit_reason::user_shutdown);
@@ -76,10 +82,7 @@ TEST_CASE("a local send delivers the sender's buffer: the same bytes, not a copy
 
 TEST_CASE("inference refuses malformed and mismatched frames, then keeps serving") {
   System s;
-  InferenceSetup setup;
-  setup.spec = cartpole_spec();
-  setup.make_policy = tiny_policy();
-  auto inference = spawn_inference(*s.system, setup);
+  auto inference = spawn_cartpole_inference(s);
   caf::scoped_actor self{*s.system};
 
   std::vector<uint64_t> garbage(16, 0xdeadbeefcafef00dULL);
@@ -111,10 +114,7 @@ TEST_CASE("inference refuses malformed and mismatched frames, then keeps serving
 
 TEST_CASE("inference stages new weights and answers with their version from the next batch") {
   System s;
-  InferenceSetup setup;
-  setup.spec = cartpole_spec();
-  setup.make_policy = tiny_policy();
-  auto inference = spawn_inference(*s.system, setup);
+  auto inference = spawn_cartpole_inference(s);
   caf::scoped_actor self{*s.system};
 
   auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
