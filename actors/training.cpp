@@ -13,6 +13,7 @@
 #include "actors/run_status_inspect.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/type_registry.hpp"
+#include "runtime/blas_info.hpp"
 
 namespace dvla {
 namespace {
@@ -47,6 +48,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress) {
   if (auto valid = validate(config); !valid) return valid.error();
   torch::set_num_threads(config.graph.torch_threads);
+  set_blas_threads(config.graph.torch_threads);
   caf::actor_system_config caf_config;
   actors::register_types(caf_config);
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));

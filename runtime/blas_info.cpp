@@ -1,5 +1,7 @@
 #include "runtime/blas_info.hpp"
 
+#include <dlfcn.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -16,6 +18,16 @@ std::string loaded_blas() {
       return file;
   }
   return "unknown";
+}
+
+bool set_blas_threads(int threads) {
+  using setter = void (*)(int);
+  // Looked up at run time: which BLAS libblas.so.3 resolves to is the machine's choice.
+  if (auto* f = reinterpret_cast<setter>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    f(threads);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace dvla

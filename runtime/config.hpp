@@ -29,7 +29,7 @@ struct GraphConfig {
   int segment_length = 64;     // steps per trajectory segment
   int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
   int inference_replicas = 1;
-  int torch_threads = 1;      // LibTorch intra-op threads, process-wide
+  int torch_threads = 1;      // LibTorch intra-op and BLAS threads, process-wide
   int scheduler_threads = 2;  // CAF scheduler threads for the light actors
 };
 
