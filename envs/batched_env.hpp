@@ -4,6 +4,7 @@
 // next episode, and the ended episode's last observation is kept in final_observations.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "envs/env_spec.hpp"
@@ -25,10 +26,15 @@ struct BatchOutput {
   std::vector<uint8_t> truncated;         // [envs]: cut by the time limit, not terminal
   std::vector<float> final_observations;  // [envs, obs]: valid where terminated or truncated
   std::vector<EpisodeEnd> episode_ends;   // [envs]: valid where terminated or truncated
+  // Multi-modal envs only (see EnvSpec); each describes what the policy sees next.
+  std::vector<uint8_t> images;              // [envs, image...]
+  std::vector<int32_t> instruction_tokens;  // [envs, instruction_length]
+  std::vector<std::string> instructions;    // [envs]
+  std::vector<int32_t> task_ids;            // [envs]
 
   bool episode_ended(size_t env) const { return terminated[env] || truncated[env]; }
-  // Sizes every buffer for `envs` envs of `observation_size` floats, zeroed.
-  void resize(size_t envs, size_t observation_size);
+  // Sizes every buffer for `envs` envs of `spec`, zeroed.
+  void resize(size_t envs, const EnvSpec& spec);
 };
 
 class BatchedEnv {

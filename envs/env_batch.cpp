@@ -21,13 +21,18 @@ std::vector<uint64_t> derive_seeds(uint64_t seed, uint64_t batch_index, size_t n
   return seeds;
 }
 
-void BatchOutput::resize(size_t envs, size_t observation_size) {
-  observations.assign(envs * observation_size, 0.f);
-  final_observations.assign(envs * observation_size, 0.f);
+void BatchOutput::resize(size_t envs, const EnvSpec& spec) {
+  const auto obs = static_cast<size_t>(spec.observation_size());
+  observations.assign(envs * obs, 0.f);
+  final_observations.assign(envs * obs, 0.f);
   rewards.assign(envs, 0.f);
   terminated.assign(envs, 0);
   truncated.assign(envs, 0);
   episode_ends.assign(envs, {});
+  images.assign(envs * static_cast<size_t>(spec.image_size()), 0);
+  instruction_tokens.assign(envs * static_cast<size_t>(spec.instruction_length), 0);
+  instructions.assign(spec.instruction_length > 0 ? envs : 0, std::string());
+  task_ids.assign(spec.instruction_length > 0 ? envs : 0, 0);
 }
 
 void check_actions(const ActionSpace& space, const float* actions, size_t envs) {
@@ -50,7 +55,7 @@ EnvBatch::EnvBatch(const Factory& make_env, size_t n) {
   for (size_t i = 0; i < n; ++i) envs_.push_back(make_env());
   spec_ = envs_.front()->spec();
   episodes_.resize(n);
-  out_.resize(n, static_cast<size_t>(spec_.observation_size()));
+  out_.resize(n, spec_);
 }
 
 void EnvBatch::start_episode(size_t i, uint64_t seed) {

@@ -4,6 +4,7 @@
 
 #include "envs/cartpole.hpp"
 #include "envs/env_batch.hpp"
+#include "envs/tabletop/tabletop_batch.hpp"
 
 namespace dvla::envs {
 
@@ -12,9 +13,9 @@ std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t env
     return std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, envs);
   if (config.name == "synthetic") return std::make_unique<SyntheticEnv>(config.synthetic, envs);
   if (config.name == "tabletop")
-    throw std::invalid_argument(
-        "env 'tabletop' is not built yet (it arrives with the tabletop suite)");
-  throw std::invalid_argument("unknown env '" + config.name + "' (known: cartpole, synthetic)");
+    return std::make_unique<tabletop::TabletopBatch>(config.tabletop, envs);
+  throw std::invalid_argument("unknown env '" + config.name +
+                              "' (known: cartpole, synthetic, tabletop)");
 }
 
 }  // namespace dvla::envs

@@ -5,12 +5,14 @@
 
 #include "envs/batched_env.hpp"
 #include "envs/synthetic.hpp"
+#include "envs/tabletop/tabletop_config.hpp"
 
 namespace dvla::envs {
 
 struct EnvConfig {
-  std::string name = "cartpole";  // cartpole | synthetic
+  std::string name = "cartpole";  // cartpole | synthetic | tabletop
   SyntheticConfig synthetic;
+  tabletop::TabletopConfig tabletop;
 };
 
 // Throws std::invalid_argument naming the problem for an unknown env or a bad setting.

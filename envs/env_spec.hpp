@@ -24,6 +24,17 @@ struct EnvSpec {
   std::vector<int64_t> observation_shape;
   ActionSpace action;
   int max_episode_steps = 0;  // episodes are truncated after this many steps; 0: never
+  // Multi-modal envs (the tabletop suite) add camera images and a tokenised instruction to the
+  // float observation (which then holds proprioception).
+  std::vector<int64_t> image_shape;  // per env [cameras, height, width, 3] uint8; empty: none
+  int64_t instruction_length = 0;    // token ids per env; 0: no instruction
+  int64_t vocabulary_size = 0;       // token ids are below this
+
+  int64_t image_size() const {
+    int64_t n = image_shape.empty() ? 0 : 1;
+    for (auto d : image_shape) n *= d;
+    return n;
+  }
 
   int64_t observation_size() const {
     int64_t n = 1;

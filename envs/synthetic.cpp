@@ -24,7 +24,7 @@ SyntheticEnv::SyntheticEnv(const SyntheticConfig& config, size_t n) : config_(co
   length_.assign(n, 0);
   return_.assign(n, 0.f);
   seed_.assign(n, 0);
-  out_.resize(n, static_cast<size_t>(config.observation_size));
+  out_.resize(n, spec_);
 }
 
 void SyntheticEnv::observe(size_t env, float* out) {

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <variant>
 
+#include "envs/tabletop/suite.hpp"
+
 namespace dvla {
 namespace {
 
@@ -32,7 +34,7 @@ std::vector<Field> fields(Config& c) {
       {"progress_interval_s", "seconds between progress lines", &c.run.progress_interval_s},
       {"message_timeout_s", "seconds an actor may take to answer before it is reported",
        &c.run.message_timeout_s},
-      {"env", "environment: cartpole | synthetic", &c.env.name},
+      {"env", "environment: cartpole | synthetic | tabletop", &c.env.name},
       {"synthetic.observation_size", "synthetic env: floats per observation",
        &c.env.synthetic.observation_size},
       {"synthetic.choices", "synthetic env: discrete actions", &c.env.synthetic.choices},
@@ -40,6 +42,17 @@ std::vector<Field> fields(Config& c) {
        &c.env.synthetic.episode_length},
       {"synthetic.step_latency_us", "synthetic env: wall-clock cost of one batched step (sleep)",
        &c.env.synthetic.step_latency_us},
+      {"tabletop.suite", "tabletop suite: lift | push | place_bowl | stack | mixed",
+       &c.env.tabletop.suite},
+      {"tabletop.image_size", "tabletop camera images are this many pixels square (64 or 128)",
+       &c.env.tabletop.image_size},
+      {"tabletop.front_camera", "tabletop: render the front camera", &c.env.tabletop.front_camera},
+      {"tabletop.wrist_camera", "tabletop: render the wrist camera", &c.env.tabletop.wrist_camera},
+      {"tabletop.threads",
+       "tabletop env threads per batch, each with a GL context (0: one per core)",
+       &c.env.tabletop.threads},
+      {"tabletop.physics", "tabletop physics: fast (4 ms x 12) | reference (2 ms x 25)",
+       &c.env.tabletop.physics},
       {"samplers", "sampler actors", &c.graph.samplers},
       {"envs_per_sampler", "environments each sampler steps as one batch",
        &c.graph.envs_per_sampler},
@@ -209,8 +222,8 @@ Status validate(const Config& c) {
   auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
   if (c.run.mode != "async") return fail("mode '" + c.run.mode + "' is not available (async)");
   if (c.run.algo != "ppo") return fail("algo '" + c.run.algo + "' is not available (ppo)");
-  if (c.env.name != "cartpole" && c.env.name != "synthetic")
-    return fail("env '" + c.env.name + "' is not available (cartpole, synthetic)");
+  if (c.env.name != "cartpole" && c.env.name != "synthetic" && c.env.name != "tabletop")
+    return fail("env '" + c.env.name + "' is not available (cartpole, synthetic, tabletop)");
   if (c.run.max_env_steps == 0) return fail("max_env_steps must be at least 1");
   if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
   if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");
@@ -241,6 +254,15 @@ Status validate(const Config& c) {
       return fail(
           "synthetic env needs observation_size >= 1, choices >= 2, episode_length >= 1, "
           "step_latency_us >= 0");
+  }
+  if (c.env.name == "tabletop") {
+    const auto& t = c.env.tabletop;
+    if (auto s = envs::tabletop::suite(t.suite); !s) return fail(s.error().message());
+    if (t.image_size < 16 || t.image_size > 512)
+      return fail("tabletop.image_size must be in 16..512");
+    if (t.threads < 0) return fail("tabletop.threads must not be negative");
+    if (t.physics != "fast" && t.physics != "reference")
+      return fail("tabletop.physics must be fast or reference");
   }
   return Status::ok();
 }

@@ -126,6 +126,7 @@ TEST_CASE("synthetic env rewards the action that matches the sign of observation
 TEST_CASE("unknown envs are refused by name") {
   EnvConfig c;
   c.name = "atari";
-  CHECK_THROWS_WITH_AS(make_batched_env(c, 1), "unknown env 'atari' (known: cartpole, synthetic)",
+  CHECK_THROWS_WITH_AS(make_batched_env(c, 1),
+                       "unknown env 'atari' (known: cartpole, synthetic, tabletop)",
                        std::invalid_argument);
 }

@@ -22,6 +22,7 @@ const std::map<std::string, std::string>& key_flags() {
       {"--samplers", "samplers"},
       {"--envs-per-sampler", "envs_per_sampler"},
       {"--logdir", "logdir"},
+      {"--suite", "tabletop.suite"},
   };
   return flags;
 }
@@ -29,7 +30,6 @@ const std::map<std::string, std::string>& key_flags() {
 // Flags of the contract whose features arrive with later work.
 const std::map<std::string, std::string>& later_flags() {
   static const std::map<std::string, std::string> flags{
-      {"--suite", "the tabletop suite"},
       {"--resume", "checkpoints"},
       {"--eval", "checkpoints"},
       {"--trace", "lane traces"},
@@ -89,7 +89,8 @@ std::string ppo_help() {
       "Flags:\n"
       "  --config FILE           read settings from FILE (lines of key = value; # comments)\n"
       "  --set KEY=VALUE         set any config key (see below); applied after --config\n"
-      "  --env NAME              env: cartpole | synthetic\n"
+      "  --env NAME              env: cartpole | synthetic | tabletop\n"
+      "  --suite NAME            tabletop.suite: lift | push | place_bowl | stack | mixed\n"
       "  --algo NAME             algo: ppo\n"
       "  --mode NAME             mode: async\n"
       "  --max-env-steps N       max_env_steps\n"
@@ -99,7 +100,7 @@ std::string ppo_help() {
       "  --logdir DIR            logdir: writes progress.jsonl, summary.json, config.txt\n"
       "  --json                  print the summary as one JSON object on the last stdout line\n"
       "  --help                  this text\n"
-      "  (--suite, --resume, --eval and --trace arrive with later work)\n\n"
+      "  (--resume, --eval and --trace arrive with later work)\n\n"
       "Config keys (default):\n";
   for (const auto& k : config_keys())
     text += fmt::format("  {:<28} {} ({})\n", k.key, k.description,

@@ -1,0 +1,111 @@
+#include "envs/tabletop/scene.hpp"
+
+namespace dvla::envs::tabletop {
+
+// The tabletop scene (MJCF for MuJoCo 2.2.2). Choices and their reasons
+// (see docs/tabletop.md for the measurements behind them):
+// - the table's collision geom is a plane: box-box contact of a cube resting on a box table at
+//   45 degrees yaw produced phantom deep contacts that launched the cube;
+// - the gripper is a free body welded to a mocap target, so the controller moves the target in
+//   end-effector space and needs no arm;
+// - the bowl and the zone are mocap bodies, so episodes place them without editing the shared
+//   mjModel;
+// - 4 ms x 12 substeps (20.8 Hz control): 5 ms let grasps penetrate about 5 mm;
+// - shadowsize 0 and offsamples 0: the defaults cost 66 MiB per render context even with
+//   shadows switched off.
+const char* scene_xml() {
+  return R"(<mujoco model="dvla_tabletop">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="0.004" integrator="Euler" cone="pyramidal"/>
+  <size nconmax="60" njmax="300"/>
+  <visual>
+    <global offwidth="128" offheight="128"/>
+    <quality shadowsize="0" offsamples="0"/>
+    <headlight ambient="0.35 0.35 0.35" diffuse="0.45 0.45 0.45" specular="0.05 0.05 0.05"/>
+    <map znear="0.01" zfar="5"/>
+  </visual>
+  <default>
+    <geom condim="3" friction="1 0.005 0.0001" solref="0.01 1"/>
+    <default class="cube">
+      <geom type="box" size="0.02 0.02 0.02" mass="0.05"/>
+    </default>
+    <default class="finger">
+      <joint type="slide" range="0 0.045" damping="5" armature="0.001" limited="true"/>
+      <geom type="box" friction="1.5 0.005 0.0001" rgba="0.25 0.25 0.28 1"/>
+    </default>
+    <default class="visual">
+      <geom contype="0" conaffinity="0" group="1"/>
+    </default>
+    <default class="bowl">
+      <geom rgba="0.92 0.92 0.88 1" mass="0.2"/>
+    </default>
+  </default>
+  <asset>
+    <texture name="table" type="2d" builtin="checker" rgb1="0.55 0.45 0.35" rgb2="0.5 0.41 0.32"
+             width="64" height="64"/>
+    <material name="table" texture="table" texrepeat="4 4" specular="0.1"/>
+  </asset>
+  <worldbody>
+    <geom name="table" type="plane" size="0.6 0.7 0.05" rgba="0.55 0.45 0.35 1"/>
+    <!-- 55 degrees down from 48 cm up: the table fills the view, the workspace its middle. -->
+    <camera name="front" pos="0.38 0 0.48" xyaxes="0 1 0 -0.819 0 0.574" fovy="58"/>
+
+    <body name="ee_target" mocap="true" pos="-0.1 0 0.25"/>
+    <body name="hand" pos="-0.1 0 0.25">
+      <freejoint name="hand_free"/>
+      <geom name="palm" type="box" size="0.015 0.06 0.012" pos="0 0 -0.008" mass="0.3"
+            rgba="0.3 0.3 0.34 1"/>
+      <site name="tcp" pos="0 0 -0.05" size="0.005" group="3"/>
+      <camera name="wrist" pos="-0.09 0 0.03" xyaxes="0 -1 0 0.866 0 0.5" fovy="75"/>
+      <body name="finger_l" pos="0 0.006 -0.045">
+        <joint name="finger_l" class="finger" axis="0 1 0"/>
+        <geom name="finger_l" class="finger" size="0.012 0.006 0.025" mass="0.02"/>
+      </body>
+      <body name="finger_r" pos="0 -0.006 -0.045">
+        <joint name="finger_r" class="finger" axis="0 -1 0"/>
+        <geom name="finger_r" class="finger" size="0.012 0.006 0.025" mass="0.02"/>
+      </body>
+    </body>
+
+    <body name="cube_red" pos="0 -0.15 0.02"><freejoint name="cube_red"/>
+      <geom name="cube_red" class="cube" rgba="0.85 0.1 0.1 1"/></body>
+    <body name="cube_green" pos="0 -0.05 0.02"><freejoint name="cube_green"/>
+      <geom name="cube_green" class="cube" rgba="0.1 0.7 0.15 1"/></body>
+    <body name="cube_blue" pos="0 0.05 0.02"><freejoint name="cube_blue"/>
+      <geom name="cube_blue" class="cube" rgba="0.1 0.25 0.9 1"/></body>
+    <body name="cube_yellow" pos="0 0.15 0.02"><freejoint name="cube_yellow"/>
+      <geom name="cube_yellow" class="cube" rgba="0.95 0.85 0.1 1"/></body>
+
+    <body name="bowl" mocap="true" pos="0.15 0.25 0">
+      <geom name="bowl_base" class="bowl" type="cylinder" size="0.078 0.004" pos="0 0 0.004"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="0.078 0 0.02" euler="0 0 0"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="0.0552 0.0552 0.02" euler="0 0 0.7854"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="0 0.078 0.02" euler="0 0 1.5708"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="-0.0552 0.0552 0.02" euler="0 0 2.3562"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="-0.078 0 0.02" euler="0 0 3.1416"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="-0.0552 -0.0552 0.02" euler="0 0 3.9270"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="0 -0.078 0.02" euler="0 0 4.7124"/>
+      <geom class="bowl" type="box" size="0.004 0.0307 0.02" pos="0.0552 -0.0552 0.02" euler="0 0 5.4978"/>
+    </body>
+    <body name="zone" mocap="true" pos="-0.2 -0.3 0">
+      <geom name="zone" class="visual" type="cylinder" size="0.05 0.0005" pos="0 0 0.0006"
+            rgba="0.3 0.85 0.35 1"/>
+    </body>
+  </worldbody>
+  <contact>
+    <exclude body1="finger_l" body2="finger_r"/>
+    <exclude body1="hand" body2="finger_l"/>
+    <exclude body1="hand" body2="finger_r"/>
+  </contact>
+  <actuator>
+    <position name="finger_l" joint="finger_l" kp="300" ctrlrange="0 0.045" forcerange="-15 15"/>
+    <position name="finger_r" joint="finger_r" kp="300" ctrlrange="0 0.045" forcerange="-15 15"/>
+  </actuator>
+  <equality>
+    <weld body1="ee_target" body2="hand" solref="0.01 1"/>
+  </equality>
+</mujoco>
+)";
+}
+
+}  // namespace dvla::envs::tabletop

@@ -1,0 +1,29 @@
+#pragma once
+// ScriptedExpert: a hand-written state machine per task family that acts on privileged state.
+// It shows each task is solvable through the same 7-D action interface a policy uses, and it is
+// the demonstration source for supervised fine-tuning.
+#include <array>
+
+#include "envs/tabletop/tabletop_env.hpp"
+#include "envs/tabletop/task.hpp"
+
+namespace dvla::envs::tabletop {
+
+class ScriptedExpert {
+ public:
+  explicit ScriptedExpert(const Task& task) { reset(task); }
+  void reset(const Task& task);
+  std::array<float, action_size> act(const TabletopState& s);
+
+ private:
+  enum class Phase { approach, descend, close, lift, carry, lower, release, retreat, push };
+  std::array<float, action_size> grasp_and_carry(const TabletopState& s);
+  std::array<float, action_size> push(const TabletopState& s);
+
+  Task task_;
+  Phase phase_ = Phase::approach;
+  int phase_steps_ = 0;
+  double grasp_yaw_ = 0;
+};
+
+}  // namespace dvla::envs::tabletop

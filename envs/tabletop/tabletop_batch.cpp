@@ -1,0 +1,258 @@
+#include "envs/tabletop/tabletop_batch.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "envs/tabletop/camera_renderer.hpp"
+#include "envs/tabletop/gl_context.hpp"
+#include "envs/tabletop/vocabulary.hpp"
+
+namespace dvla::envs::tabletop {
+
+// The env threads. Each owns a GL context and the renderers of its envs (a GL context and what
+// was made in it stay on one thread), and runs a job for each of its envs when asked.
+class TabletopBatch::Workers {
+ public:
+  Workers(const Scene& scene, const CameraSettings& cameras, size_t envs, int threads)
+      : renderers_(envs) {
+    slots_.resize(static_cast<size_t>(threads));
+    for (size_t e = 0; e < envs; ++e) slots_[e % slots_.size()].envs.push_back(e);
+    for (auto& slot : slots_)
+      slot.thread = std::thread([this, &slot, &scene, cameras] { serve(slot, scene, cameras); });
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return ready_ == slots_.size(); });
+    if (!setup_error_.empty()) {
+      lock.unlock();
+      stop();
+      throw std::runtime_error("tabletop env threads: " + setup_error_);
+    }
+  }
+  ~Workers() { stop(); }
+
+  // Runs job(env) for every env, each on its own thread; rethrows the first failure.
+  void run(const std::function<void(size_t)>& job) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    job_ = &job;
+    error_.clear();
+    remaining_ = slots_.size();
+    ++generation_;
+    start_.notify_all();
+    done_.wait(lock, [&] { return remaining_ == 0; });
+    job_ = nullptr;
+    if (!error_.empty()) throw std::runtime_error(error_);
+  }
+
+  // Within a job only: renders env `env` with the renderer of its thread.
+  Status render(size_t env, mjData* data, uint8_t* out) {
+    return renderers_[env]->render(data, out);
+  }
+  bool renders() const { return !renderers_.empty() && renderers_[0] != nullptr; }
+  int threads() const { return static_cast<int>(slots_.size()); }
+  const std::string& renderer_name() const { return renderer_name_; }
+
+ private:
+  struct Slot {
+    std::thread thread;
+    std::vector<size_t> envs;
+  };
+
+  void serve(Slot& slot, const Scene& scene, const CameraSettings& cameras) {
+    std::unique_ptr<GlContext> gl;
+    std::string failure;
+    if (cameras.count() > 0) {
+      auto context = GlContext::create_current();
+      if (!context) {
+        failure = context.error().message();
+      } else {
+        gl = std::move(*context);
+        for (size_t e : slot.envs) {
+          auto r = CameraRenderer::create(scene, cameras);
+          if (!r) {
+            failure = r.error().message();
+            break;
+          }
+          renderers_[e] = std::move(*r);
+        }
+      }
+    }
+    uint64_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure.empty() && setup_error_.empty()) setup_error_ = failure;
+      if (gl && renderer_name_.empty()) renderer_name_ = gl->renderer();
+      ++ready_;
+      done_.notify_all();
+    }
+    for (;;) {
+      const std::function<void(size_t)>* job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) break;
+        seen = generation_;
+        job = job_;
+      }
+      std::string error;
+      for (size_t e : slot.envs) {
+        try {
+          (*job)(e);
+        } catch (const std::exception& ex) {
+          error = "env " + std::to_string(e) + ": " + ex.what();
+          break;
+        }
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error.empty() && error_.empty()) error_ = error;
+      if (--remaining_ == 0) done_.notify_all();
+    }
+    // Renderers free their GL objects, so they go while their context is still current here.
+    for (size_t e : slot.envs) renderers_[e].reset();
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      start_.notify_all();
+    }
+    for (auto& slot : slots_)
+      if (slot.thread.joinable()) slot.thread.join();
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<CameraRenderer>> renderers_;  // by env; used by its thread only
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  const std::function<void(size_t)>* job_ = nullptr;
+  uint64_t generation_ = 0;
+  size_t remaining_ = 0, ready_ = 0;
+  bool stopping_ = false;
+  std::string error_, setup_error_, renderer_name_;
+};
+
+namespace {
+
+Physics physics_of(const std::string& name) {
+  if (name == "fast") return Physics::fast;
+  if (name == "reference") return Physics::reference;
+  throw std::invalid_argument("tabletop physics '" + name + "' is not fast or reference");
+}
+
+int thread_count(int configured, size_t envs) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int wanted = configured > 0 ? configured : cores;
+  return std::max(1, std::min(wanted, static_cast<int>(envs)));
+}
+
+}  // namespace
+
+TabletopBatch::TabletopBatch(const TabletopConfig& config, size_t envs) : config_(config) {
+  if (envs == 0) throw std::invalid_argument("an env batch needs at least one env");
+  auto s = tabletop::suite(config.suite);
+  if (!s) throw std::invalid_argument(s.error().message());
+  suite_ = *s;
+  if (config.image_size < 16 || config.image_size > 512)
+    throw std::invalid_argument("tabletop image size " + std::to_string(config.image_size) +
+                                " is outside 16..512");
+  if (config.threads < 0) throw std::invalid_argument("tabletop threads must not be negative");
+  const auto scene = Scene::load(physics_of(config.physics));
+  CameraSettings cameras{config.image_size, config.front_camera, config.wrist_camera};
+
+  spec_.name = "tabletop";
+  spec_.observation_shape = {proprio_size};
+  spec_.action.type = ActionSpace::Type::continuous;
+  spec_.action.dim = action_size;
+  spec_.max_episode_steps = horizon(Family::stack);
+  if (cameras.count() > 0)
+    spec_.image_shape = {cameras.count(), config.image_size, config.image_size, 3};
+  spec_.instruction_length = instruction_length;
+  spec_.vocabulary_size = static_cast<int64_t>(vocabulary().size());
+
+  for (size_t i = 0; i < envs; ++i) envs_.push_back(std::make_unique<TabletopEnv>(scene));
+  seeds_.assign(envs, 0);
+  returns_.assign(envs, 0.f);
+  warnings_.assign(envs, 0);
+  out_.resize(envs, spec_);
+  workers_ = std::make_unique<Workers>(*scene, cameras, envs, thread_count(config.threads, envs));
+}
+
+TabletopBatch::~TabletopBatch() = default;
+
+std::string TabletopBatch::renderer_name() const {
+  return workers_->renders() ? workers_->renderer_name() : "none";
+}
+int TabletopBatch::threads() const { return workers_->threads(); }
+
+void TabletopBatch::observe(size_t i) {
+  auto& env = *envs_[i];
+  env.proprioception(out_.observations.data() + i * proprio_size);
+  const auto image_bytes = static_cast<size_t>(spec_.image_size());
+  if (image_bytes > 0)
+    if (auto s = workers_->render(i, env.data(), out_.images.data() + i * image_bytes); !s)
+      throw std::runtime_error(s.error().message());
+}
+
+void TabletopBatch::start(size_t i, const InitialState& s, uint64_t seed) {
+  envs_[i]->reset(s);
+  seeds_[i] = seed;
+  returns_[i] = 0.f;
+  const auto text = instruction(s.task);
+  const auto tokens = tokenize(text);
+  std::copy(tokens.begin(), tokens.end(), out_.instruction_tokens.begin() + i * instruction_length);
+  out_.instructions[i] = text;
+  out_.task_ids[i] = task_id(s.task);
+  observe(i);
+}
+
+void TabletopBatch::reset(const std::vector<uint64_t>& seeds) {
+  if (seeds.size() != envs_.size())
+    throw std::invalid_argument("reset got " + std::to_string(seeds.size()) + " seeds for " +
+                                std::to_string(envs_.size()) + " envs");
+  workers_->run([&](size_t i) { start(i, training_state(suite_, seeds[i]), seeds[i]); });
+  std::fill(out_.rewards.begin(), out_.rewards.end(), 0.f);
+  std::fill(out_.terminated.begin(), out_.terminated.end(), 0);
+  std::fill(out_.truncated.begin(), out_.truncated.end(), 0);
+}
+
+void TabletopBatch::reset_to(const std::vector<InitialState>& states) {
+  if (states.size() != envs_.size())
+    throw std::invalid_argument("reset_to got " + std::to_string(states.size()) + " states for " +
+                                std::to_string(envs_.size()) + " envs");
+  workers_->run([&](size_t i) { start(i, states[i], states[i].layout_seed); });
+  std::fill(out_.rewards.begin(), out_.rewards.end(), 0.f);
+  std::fill(out_.terminated.begin(), out_.terminated.end(), 0);
+  std::fill(out_.truncated.begin(), out_.truncated.end(), 0);
+}
+
+void TabletopBatch::step_env(size_t i, const float* action) {
+  auto& env = *envs_[i];
+  const TabletopStep r = env.step(action);
+  out_.rewards[i] = r.reward;
+  out_.terminated[i] = r.terminated;
+  out_.truncated[i] = r.truncated;
+  returns_[i] += r.reward;
+  warnings_[i] += r.warnings;
+  if (!r.terminated && !r.truncated) return observe(i);
+  out_.episode_ends[i] = EpisodeEnd{returns_[i], env.steps(), r.success};
+  env.proprioception(out_.final_observations.data() + i * proprio_size);
+  const uint64_t seed = next_seed(seeds_[i]);
+  start(i, training_state(suite_, seed), seed);
+}
+
+void TabletopBatch::step(const float* actions) {
+  check_actions(spec_.action, actions, envs_.size());
+  workers_->run([&](size_t i) { step_env(i, actions + i * action_size); });
+}
+
+long TabletopBatch::warnings() const {
+  long total = 0;
+  for (auto w : warnings_) total += w;
+  return total;
+}
+
+}  // namespace dvla::envs::tabletop

@@ -1,0 +1,58 @@
+#pragma once
+// TabletopBatch: the tabletop suite as a BatchedEnv. Its envs are spread over worker threads (one
+// per core by default); each worker owns a GL context and a renderer per env, so envs step and
+// render in parallel. Observations: proprioception as the float observation, front and wrist
+// images, the instruction as text and token ids, and the task id.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "envs/batched_env.hpp"
+#include "envs/tabletop/layout.hpp"
+#include "envs/tabletop/suite.hpp"
+#include "envs/tabletop/tabletop_config.hpp"
+#include "envs/tabletop/tabletop_env.hpp"
+
+namespace dvla::envs::tabletop {
+
+class TabletopBatch final : public BatchedEnv {
+ public:
+  // Throws std::invalid_argument for a bad config and std::runtime_error naming the failure when
+  // MuJoCo or EGL cannot be set up.
+  TabletopBatch(const TabletopConfig& config, size_t envs);
+  ~TabletopBatch() override;
+
+  const EnvSpec& spec() const override { return spec_; }
+  size_t size() const override { return envs_.size(); }
+  // Env i starts a training episode drawn from seeds[i] (task from the suite, layout).
+  void reset(const std::vector<uint64_t>& seeds) override;
+  // Env i starts from exactly `states[i]` (evaluation states; equal states for grouped starts).
+  void reset_to(const std::vector<InitialState>& states);
+  void step(const float* actions) override;
+  const BatchOutput& output() const override { return out_; }
+
+  const Suite& suite() const { return suite_; }
+  const TabletopEnv& env(size_t i) const { return *envs_[i]; }
+  std::string renderer_name() const;
+  int threads() const;
+  // MuJoCo warnings since the batch was made, over all envs (a full contact buffer, ...).
+  long warnings() const;
+
+ private:
+  class Workers;
+  void observe(size_t i);  // fills env i's slice of the output
+  void start(size_t i, const InitialState& s, uint64_t seed);
+  void step_env(size_t i, const float* action);
+
+  TabletopConfig config_;
+  Suite suite_;
+  EnvSpec spec_;
+  std::vector<std::unique_ptr<TabletopEnv>> envs_;
+  std::vector<uint64_t> seeds_;  // of each env's current episode, for the next one's
+  std::vector<float> returns_;   // of each env's current episode
+  std::vector<long> warnings_;   // per env, since the batch was made
+  BatchOutput out_;
+  std::unique_ptr<Workers> workers_;
+};
+
+}  // namespace dvla::envs::tabletop

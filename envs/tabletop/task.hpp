@@ -1,0 +1,34 @@
+#pragma once
+// Tasks of the tabletop suite: four families over the cube colours, each with an instruction in
+// words, a horizon and a stable name ("stack/red-on-blue") and id.
+#include <string>
+#include <vector>
+
+#include "envs/tabletop/scene.hpp"
+#include "runtime/expected.hpp"
+
+namespace dvla::envs::tabletop {
+
+enum class Family { lift, push, place_bowl, stack };
+constexpr int family_count = 4;
+const char* family_name(Family f);
+// Steps before truncation: about 2.3x the longest scripted success of the family.
+int horizon(Family f);
+
+struct Task {
+  Family family = Family::lift;
+  Color a = Color::red;  // the cube to act on
+  Color b = Color::red;  // stack only: the cube to stack on
+  bool operator==(const Task& o) const {
+    return family == o.family && a == o.a && (family != Family::stack || b == o.b);
+  }
+};
+
+std::string task_name(const Task& t);    // "lift/red", "stack/red-on-blue"
+std::string instruction(const Task& t);  // "pick up the red cube"
+// Every task, in a fixed order (4 lift, 4 push, 4 place_bowl, 12 stack); a task's id is its index.
+const std::vector<Task>& all_tasks();
+int task_id(const Task& t);
+Expected<Task> parse_task(const std::string& name);
+
+}  // namespace dvla::envs::tabletop
