@@ -10,6 +10,8 @@ packages=(
   libtorch-dev libopenblas0-pthread         # learning; OpenBLAS replaces the slow reference BLAS
   libfmt-dev doctest-dev nlohmann-json3-dev # formatting, tests, JSON output
   libhwloc-dev                              # node topology
+  libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
+  libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
 )
 
 missing=()

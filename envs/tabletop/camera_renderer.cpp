@@ -78,6 +78,8 @@ Status CameraRenderer::render(mjData* data, uint8_t* out) {
   const mjrRect viewport{0, 0, n, n};
   const size_t row = static_cast<size_t>(n) * 3;
   try {
+    // Renderers of one thread share its GL context: bind this one's framebuffer every time.
+    mjr_setBuffer(mjFB_OFFSCREEN, &impl.context);
     bool first = true;
     for (int c = 0; c < 2; ++c) {
       if ((c == 0 && !settings_.front) || (c == 1 && !settings_.wrist)) continue;
@@ -108,6 +110,7 @@ Status CameraRenderer::caption(const std::string& text, int width, int height, u
   const mjrRect viewport{0, 0, width, height};
   std::vector<uint8_t> flipped(static_cast<size_t>(width) * height * 3);
   try {
+    mjr_setBuffer(mjFB_OFFSCREEN, &impl.context);
     mjr_rectangle(viewport, 0.15f, 0.15f, 0.17f, 1.f);
     mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, viewport, text.c_str(), nullptr, &impl.context);
     mjr_readPixels(flipped.data(), nullptr, viewport, &impl.context);

@@ -48,6 +48,7 @@ class TabletopEnv {
 
   const Scene& scene() const { return *scene_; }
   mjData* data() { return data_; }
+  const mjData* data() const { return data_; }
 
  private:
   void apply_action(const float* action);

@@ -1,0 +1,368 @@
+// The tabletop suite: tasks are solvable and not trivially so, resets are reproducible to the
+// byte, predicates mean what they say, images show the scene, evaluation states stay apart from
+// training, memory does not grow, and MuJoCo errors become C++ errors.
+#include <doctest/doctest.h>
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "envs/tabletop/camera_renderer.hpp"
+#include "envs/tabletop/mujoco_errors.hpp"
+#include "envs/tabletop/scripted_expert.hpp"
+#include "envs/tabletop/suite.hpp"
+#include "envs/tabletop/tabletop_batch.hpp"
+#include "envs/tabletop/task_rules.hpp"
+#include "envs/tabletop/vocabulary.hpp"
+
+using namespace dvla::envs;
+using namespace dvla::envs::tabletop;
+
+namespace {
+
+constexpr double h = cube_half_size;
+
+// Runs one episode of `task` from `seed` with `policy` (state -> action); true on success.
+template <class Policy>
+bool episode(TabletopEnv& env, const InitialState& start, Policy&& policy) {
+  env.reset(start);
+  for (;;) {
+    const auto action = policy(env.state());
+    const auto r = env.step(action.data());
+    if (r.success) return true;
+    if (r.truncated) return false;
+  }
+}
+
+// A state where every cube rests far from everything, for predicate tests to edit.
+TabletopState calm_state() {
+  TabletopState s;
+  for (int c = 0; c < cube_count; ++c) s.cube[c] = {-0.2 + 0.1 * c, 0.3, h};
+  s.bowl = {0.1, -0.1};
+  s.zone = {-0.1, -0.1};
+  s.tcp = {0, 0, 0.2};
+  return s;
+}
+
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 10, '\n');
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("the scripted expert solves every family; random and zero actions do not") {
+  auto scene = Scene::load();
+  TabletopEnv env(scene);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const char* family : {"lift", "push", "place_bowl", "stack"}) {
+    CAPTURE(family);
+    const auto s = suite(family).value();
+    int expert = 0, random = 0, zero = 0;
+    const int episodes = 12;
+    for (int e = 0; e < episodes; ++e) {
+      const auto start = training_state(s, 100 + e);
+      ScriptedExpert x(start.task);
+      expert += episode(env, start, [&](const TabletopState& st) { return x.act(st); });
+      random += episode(env, start, [&](const TabletopState&) {
+        std::array<float, action_size> a;
+        for (auto& v : a) v = u(rng);
+        return a;
+      });
+      zero += episode(env, start,
+                      [](const TabletopState&) { return std::array<float, action_size>{}; });
+    }
+    CHECK(expert == episodes);  // deterministic; >= 95% over 200 episodes: dvla-bench env
+    CHECK(random == 0);
+    CHECK(zero == 0);
+  }
+}
+
+TEST_CASE("the same seeds give byte-identical observations, whatever the thread count") {
+  TabletopConfig one;
+  one.threads = 1;
+  TabletopConfig two = one;
+  two.threads = 2;
+  TabletopBatch a(one, 4), b(two, 4);
+  const std::vector<uint64_t> seeds = {1, 2, 3, 1};
+  a.reset(seeds);
+  b.reset(seeds);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> actions(4 * action_size);
+  for (int t = 0; t < 30; ++t) {
+    CHECK(a.output().images == b.output().images);
+    CHECK(a.output().observations == b.output().observations);
+    CHECK(a.output().instruction_tokens == b.output().instruction_tokens);
+    for (auto& v : actions) v = u(rng);
+    a.step(actions.data());
+    b.step(actions.data());
+  }
+  // Envs 0 and 3 started from the same seed: the same scene, the same first frame.
+  a.reset(seeds);
+  const auto per_env = static_cast<size_t>(a.spec().image_size());
+  const auto& images = a.output().images;
+  CHECK(std::equal(images.begin(), images.begin() + per_env, images.begin() + 3 * per_env));
+  CHECK_FALSE(std::equal(images.begin(), images.begin() + per_env, images.begin() + per_env));
+}
+
+TEST_CASE("success predicates on constructed states") {
+  SUBCASE("a cube in the bowl is a success; held above it, it is not") {
+    auto s = calm_state();
+    const Task place{Family::place_bowl, Color::red, Color::red};
+    s.cube[0] = {s.bowl.x + 0.01, s.bowl.y, bowl_base_top + h};
+    CHECK(success(place, s));
+    CHECK(dense_reward(place, s) == 1.f);
+    s.cube[0].z = 0.12;
+    s.grasped[0] = true;
+    CHECK_FALSE(success(place, s));
+    CHECK(dense_reward(place, s) < 1.f);
+    s.cube[0] = {s.bowl.x + 0.07, s.bowl.y, bowl_base_top + h};
+    s.grasped[0] = false;
+    CHECK_FALSE(success(place, s));  // beside the bowl
+  }
+  SUBCASE("lift needs height and a grasp") {
+    auto s = calm_state();
+    const Task lift{Family::lift, Color::blue, Color::blue};
+    s.cube[2].z = h + 0.07;
+    CHECK_FALSE(success(lift, s));  // thrown up, not held
+    s.grasped[2] = true;
+    CHECK(success(lift, s));
+    s.cube[2].z = h + 0.03;
+    CHECK_FALSE(success(lift, s));
+  }
+  SUBCASE("push needs the cube in the zone and on the table") {
+    auto s = calm_state();
+    const Task push{Family::push, Color::green, Color::green};
+    s.cube[1] = {s.zone.x + 0.03, s.zone.y - 0.02, h};
+    CHECK(success(push, s));
+    s.cube[1].z = h + 0.02;
+    CHECK_FALSE(success(push, s));
+  }
+  SUBCASE("stack needs A on B, still and released") {
+    auto s = calm_state();
+    const Task stack{Family::stack, Color::red, Color::yellow};
+    s.cube[0] = {s.cube[3].x + 0.01, s.cube[3].y, 3 * h};
+    CHECK(success(stack, s));
+    s.grasped[0] = true;
+    CHECK_FALSE(success(stack, s));
+    s.grasped[0] = false;
+    s.cube_velocity[0] = {0.05, 0, 0};
+    CHECK_FALSE(success(stack, s));
+    s.cube_velocity[0] = {};
+    s.cube[0].x += 0.04;
+    CHECK_FALSE(success(stack, s));
+  }
+  SUBCASE("dense rewards stay below 1 until success and grow with progress") {
+    auto s = calm_state();
+    const Task lift{Family::lift, Color::red, Color::red};
+    const float far = dense_reward(lift, s);
+    s.tcp = s.cube[0];
+    const float near = dense_reward(lift, s);
+    s.grasped[0] = true;
+    const float held = dense_reward(lift, s);
+    s.cube[0].z = h + 0.03;
+    const float half_up = dense_reward(lift, s);
+    CHECK(far < near);
+    CHECK(near < held);
+    CHECK(held < half_up);
+    CHECK(half_up < 1.f);
+  }
+}
+
+TEST_CASE("a cube placed in the bowl in the simulation is a success there too") {
+  auto scene = Scene::load();
+  TabletopEnv env(scene);
+  env.reset({{Family::place_bowl, Color::red, Color::red}, 42});
+  const auto bowl = env.state().bowl;
+  env.place_cube(Color::red, {bowl.x, bowl.y, bowl_base_top + h + 0.001}, 0.3);
+  const std::array<float, action_size> open{0, 0, 0, 0, 0, 0, -1};
+  const auto r = env.step(open.data());
+  CHECK(r.success);
+  CHECK(r.terminated);
+  CHECK(r.reward == 1.f);
+}
+
+TEST_CASE("images are not blank and each cube's colour appears where the cube is") {
+  TabletopConfig c;
+  c.image_size = 128;
+  c.threads = 1;
+  TabletopBatch batch(c, 1);
+  batch.reset({11});
+  const auto& env = batch.env(0);
+  const mjModel* m = env.scene().model();
+  const mjData* d = env.data();
+  const int cam = env.scene().ids().front_camera;
+  const int n = c.image_size;
+  const uint8_t* front = batch.output().images.data();
+  const uint8_t* wrist = front + n * n * 3;
+  for (const uint8_t* image : {front, wrist}) {
+    std::set<int> values(image, image + n * n * 3);
+    CHECK(values.size() > 20);  // not one flat colour
+  }
+  const double f = (n / 2.0) / std::tan(m->cam_fovy[cam] * M_PI / 360.0);
+  const double* p = d->cam_xpos + 3 * cam;
+  const double* R = d->cam_xmat + 9 * cam;         // columns: camera x, y, z in world
+  const int dominant[cube_count] = {0, 1, 2, -1};  // red, green, blue; yellow: red and green
+  for (int cube = 0; cube < cube_count; ++cube) {
+    CAPTURE(cube);
+    const auto& q = env.state().cube[cube];
+    const double w[3] = {q.x - p[0], q.y - p[1], q.z - p[2]};
+    double local[3];
+    for (int k = 0; k < 3; ++k) local[k] = w[0] * R[k] + w[1] * R[3 + k] + w[2] * R[6 + k];
+    const int u = static_cast<int>(std::lround(n / 2.0 + f * local[0] / -local[2]));
+    const int v = static_cast<int>(std::lround(n / 2.0 - f * local[1] / -local[2]));
+    REQUIRE(u >= 1);
+    REQUIRE(u < n - 1);
+    REQUIRE(v >= 1);
+    REQUIRE(v < n - 1);
+    int rgb[3] = {0, 0, 0};
+    for (int dv = -1; dv <= 1; ++dv)
+      for (int du = -1; du <= 1; ++du)
+        for (int k = 0; k < 3; ++k) rgb[k] += front[((v + dv) * n + (u + du)) * 3 + k];
+    CAPTURE(rgb[0]);
+    CAPTURE(rgb[1]);
+    CAPTURE(rgb[2]);
+    if (dominant[cube] >= 0) {
+      for (int k = 0; k < 3; ++k)
+        if (k != dominant[cube]) CHECK(rgb[dominant[cube]] > 2 * rgb[k]);
+    } else {
+      CHECK(rgb[0] > 2 * rgb[2]);
+      CHECK(rgb[1] > 2 * rgb[2]);
+    }
+  }
+}
+
+TEST_CASE("evaluation initial states never coincide with training ones") {
+  const auto mixed = suite("mixed").value();
+  for (const auto& task : {Task{Family::lift, Color::red, Color::red},
+                           Task{Family::stack, Color::blue, Color::green}}) {
+    const auto eval = evaluation_states(task, 50);
+    REQUIRE(eval.size() == 50);
+    CHECK(evaluation_states(task, 50)[17].layout_seed == eval[17].layout_seed);  // fixed set
+    std::vector<Layout> eval_layouts;
+    for (const auto& s : eval) {
+      CHECK(is_evaluation_seed(s.layout_seed));
+      eval_layouts.push_back(sample_layout(task, s.layout_seed));
+    }
+    double closest = 1e9;
+    for (uint64_t seed = 0; seed < 5000; ++seed) {
+      const auto t = training_state(mixed, seed);
+      CHECK_FALSE(is_evaluation_seed(t.layout_seed));
+      const auto l = sample_layout(task, t.layout_seed);
+      for (const auto& e : eval_layouts) {
+        double d = 0;
+        for (int c = 0; c < cube_count; ++c)
+          d += std::hypot(l.cubes[c].x - e.cubes[c].x, l.cubes[c].y - e.cubes[c].y);
+        closest = std::min(closest, d);
+      }
+    }
+    CHECK(closest > 1e-6);
+  }
+  // Version 1 of the set is pinned: a change to the layout sampler must bump the version.
+  const auto first = evaluation_states(all_tasks()[0], 1)[0];
+  const auto l = sample_layout(first.task, first.layout_seed);
+  CHECK(evaluation_set_version == 1);
+  CHECK(first.layout_seed == 12294888617368283348ULL);
+  CHECK(l.cubes[0].x == doctest::Approx(0.135320009012).epsilon(1e-9));
+  CHECK(l.cubes[0].y == doctest::Approx(0.161344995970).epsilon(1e-9));
+}
+
+TEST_CASE("layouts keep cubes apart and push corridors clear") {
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const Task push{Family::push, Color(seed % 4), Color(seed % 4)};
+    const auto l = sample_layout(push, seed);
+    for (int a = 0; a < cube_count; ++a) {
+      CHECK(std::hypot(l.cubes[a].x - l.bowl.x, l.cubes[a].y - l.bowl.y) >= 0.13);
+      for (int b = 0; b < a; ++b)
+        CHECK(std::hypot(l.cubes[a].x - l.cubes[b].x, l.cubes[a].y - l.cubes[b].y) >= 0.10);
+    }
+    const auto& c = l.cubes[seed % 4];
+    const double range = std::hypot(l.zone.x - c.x, l.zone.y - c.y);
+    CHECK(range >= 0.12 - 1e-9);
+    CHECK(range <= 0.18 + 1e-9);
+  }
+}
+
+TEST_CASE("instructions, vocabulary, suites") {
+  CHECK(instruction({Family::stack, Color::red, Color::blue}) ==
+        "stack the red cube on the blue cube");
+  for (const auto& t : all_tasks()) {
+    const auto tokens = tokenize(instruction(t));
+    CHECK(tokens.size() == static_cast<size_t>(instruction_length));
+    CHECK(std::count(tokens.begin(), tokens.end(), unknown_token) == 0);
+    CHECK(parse_task(task_name(t)).value() == t);
+  }
+  CHECK(all_tasks().size() == 24);
+  CHECK(tokenize("Pick up the purple cube")[3] == unknown_token);
+  CHECK_FALSE(parse_task("lift/purple"));
+  const auto mixed = suite("mixed").value();
+  CHECK(mixed.train_tasks.size() + mixed.heldout_tasks.size() == 24);
+  for (const auto& t : mixed.train_tasks) CHECK_FALSE(is_heldout(t));
+  CHECK(suite("lift").value().heldout_tasks.size() == 1);
+  CHECK(suite("stack").value().train_tasks.size() == 10);
+  CHECK_FALSE(suite("kitchen"));
+}
+
+TEST_CASE("memory does not grow over 10,000 resets with rendering") {
+  TabletopConfig c;
+  c.threads = 1;
+  TabletopBatch batch(c, 4);
+  std::vector<uint64_t> seeds(4);
+  for (int warmup = 0; warmup < 50; ++warmup) {
+    for (size_t i = 0; i < 4; ++i) seeds[i] = 4 * static_cast<uint64_t>(warmup) + i;
+    batch.reset(seeds);
+  }
+  const long before = resident_kib();
+  for (int r = 0; r < 2500; ++r) {
+    for (size_t i = 0; i < 4; ++i) seeds[i] = 1000 + 4 * static_cast<uint64_t>(r) + i;
+    batch.reset(seeds);
+  }
+  const long after = resident_kib();
+  MESSAGE("RSS before ", before, " KiB, after 10,000 resets ", after, " KiB");
+  CHECK(after - before < 1024);
+}
+
+TEST_CASE("MuJoCo errors become exceptions; rendering without a GL context is an error value") {
+  install_mujoco_error_hooks();
+  CHECK_THROWS_WITH_AS(mju_error("deliberate"), "MuJoCo error: deliberate", MujocoError);
+  auto scene = Scene::load();
+  std::string message;
+  std::thread([&] {  // a fresh thread has no current GL context
+    auto r = CameraRenderer::create(*scene, CameraSettings{});
+    message = r ? "created" : r.error().message();
+  })
+      .join();
+  CHECK(message.find("cannot set up MuJoCo rendering") == 0);
+}
+
+TEST_CASE("bad tabletop settings are refused by name") {
+  TabletopConfig c;
+  c.suite = "kitchen";
+  CHECK_THROWS_WITH_AS(TabletopBatch(c, 1),
+                       "unknown tabletop suite 'kitchen' (lift, push, place_bowl, stack, mixed)",
+                       std::invalid_argument);
+  c = TabletopConfig{};
+  c.physics = "exact";
+  CHECK_THROWS_AS(TabletopBatch(c, 1), std::invalid_argument);
+  c = TabletopConfig{};
+  TabletopBatch b(c, 1);
+  b.reset({1});
+  std::array<float, action_size> nan{};
+  nan[2] = std::nanf("");
+  CHECK_THROWS_AS(b.step(nan.data()), std::invalid_argument);
+}
