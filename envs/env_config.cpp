@@ -18,4 +18,9 @@ std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t env
                               "' (known: cartpole, synthetic, tabletop)");
 }
 
+EnvSpec spec_of(const EnvConfig& config) {
+  if (config.name == "tabletop") return tabletop::env_spec(config.tabletop);
+  return make_batched_env(config, 1)->spec();
+}
+
 }  // namespace dvla::envs

@@ -17,5 +17,7 @@ struct EnvConfig {
 
 // Throws std::invalid_argument naming the problem for an unknown env or a bad setting.
 std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t envs);
+// The spec of that env (cheaply: the tabletop suite's needs no renderer for it).
+EnvSpec spec_of(const EnvConfig& config);
 
 }  // namespace dvla::envs

@@ -7,7 +7,7 @@ namespace dvla {
 GraphParts default_graph_parts(const Config& config) {
   GraphParts parts;
   const auto env = config.env;
-  parts.env_spec = [env] { return envs::make_batched_env(env, 1)->spec(); };
+  parts.env_spec = [env] { return envs::spec_of(env); };
   parts.make_env = [env](uint32_t, size_t n) { return envs::make_batched_env(env, n); };
   const auto hidden = config.model.hidden;
   const auto seed = config.run.seed;

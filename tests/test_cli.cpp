@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,9 +16,9 @@ struct Outcome {
   std::string output;  // stdout and stderr
 };
 
-Outcome run(const std::string& args) {
+Outcome run_program(const std::string& program, const std::string& args) {
   Outcome o;
-  const std::string command = std::string(DVLA_PPO) + " " + args + " 2>&1";
+  const std::string command = program + " " + args + " 2>&1";
   FILE* p = popen(command.c_str(), "r");
   REQUIRE(p);
   std::array<char, 4096> buf;
@@ -26,6 +28,8 @@ Outcome run(const std::string& args) {
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return o;
 }
+
+Outcome run(const std::string& args) { return run_program(DVLA_PPO, args); }
 
 std::string last_line(const std::string& text) {
   auto end = text.find_last_not_of('\n');
@@ -70,4 +74,37 @@ TEST_CASE("--json ends stdout with one JSON object holding the summary") {
   CHECK(summary["env_steps"].get<uint64_t>() >= 3000);
   CHECK(summary["eval_episodes"].get<int>() == 3);
   CHECK(o.output.find("env steps") != std::string::npos);  // progress was shown
+}
+
+TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
+  const std::string dir = "test_cli_run";
+  std::filesystem::remove_all(dir);
+  auto scripted =
+      run_program(DVLA_RENDER, "--task stack/red-on-blue --size 32 --out " + dir + "-a.png");
+  CHECK(scripted.status == 0);
+  CHECK(scripted.output.find("success at step") != std::string::npos);
+  std::ifstream png(dir + "-a.png", std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  CHECK(std::string(magic + 1, 3) == "PNG");
+
+  auto train =
+      run("--env tabletop --suite lift --max-env-steps 600 --samplers 1 "
+          "--envs-per-sampler 2 --set tabletop.image_size=16 --set ppo.batch_size=256 "
+          "--set eval.episodes=1 --logdir " +
+          dir);
+  REQUIRE(train.status == 0);
+  CHECK(std::filesystem::exists(dir + "/final.weights"));
+  auto trained = run_program(
+      DVLA_RENDER, "--task lift/blue --size 32 --policy " + dir + " --out " + dir + "-b.png");
+  CHECK(trained.status == 0);
+  CHECK(std::filesystem::exists(dir + "-b.png"));
+
+  auto bad = run_program(DVLA_RENDER, "--task lift/purple");
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("unknown tabletop task 'lift/purple'") != std::string::npos);
+  auto missing = run_program(DVLA_RENDER, "--policy /no/such/run");
+  CHECK(missing.status == 2);
+  CHECK(missing.output.find("cannot read config file '/no/such/run/config.txt'") !=
+        std::string::npos);
 }

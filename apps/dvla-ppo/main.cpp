@@ -10,6 +10,7 @@
 #include "runtime/blas_info.hpp"
 #include "runtime/evaluation.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/weights_file.hpp"
 
 namespace {
 
@@ -83,6 +84,13 @@ int run(const dvla::apps::PpoOptions& options) {
     fmt::print(stderr, "dvla-ppo: training failed: {}\n", result.error().message());
     return 1;
   }
+  if (!logdir.empty())
+    if (auto saved = dvla::save_weights((std::filesystem::path(logdir) / "final.weights").string(),
+                                        result->weights);
+        !saved) {
+      fmt::print(stderr, "dvla-ppo: {}\n", saved.error().message());
+      return 1;
+    }
   auto eval = dvla::evaluate_weights(parts, config, result->weights);
   if (!eval) {
     fmt::print(stderr, "dvla-ppo: {}\n", eval.error().message());

@@ -56,7 +56,7 @@ double planar(const Vec3& a, double x, double y) { return std::hypot(a.x - x, a.
 
 void ScriptedExpert::reset(const Task& task) {
   task_ = task;
-  phase_ = task.family == Family::push ? Phase::approach : Phase::approach;
+  phase_ = Phase::approach;
   phase_steps_ = 0;
   grasp_yaw_ = 0;
 }
@@ -170,17 +170,14 @@ std::array<float, action_size> ScriptedExpert::push(const TabletopState& s) {
       go(Phase::push);
       [[fallthrough]];
     default: {
-      // Aim to bring the cube's centre onto the zone's: the tool point stops short of it.
-      const double stop = h + 0.014;
-      const Vec3 goal{s.zone.x - stop * ux, s.zone.y - stop * uy, grasp_z};
-      // Steer back onto the line through the cube while advancing.
-      const Vec3 line{cube.x - (h + 0.014) * ux, cube.y - (h + 0.014) * uy, grasp_z};
-      const Vec3 target{goal.x + (line.x - s.tcp.x) * 0.0, goal.y, grasp_z};
-      (void)target;
-      const double cx = line.x - s.tcp.x, cy = line.y - s.tcp.y;
-      const double lateral_x = cx - (cx * ux + cy * uy) * ux,
-                   lateral_y = cy - (cx * ux + cy * uy) * uy;
-      return toward(s, {goal.x + lateral_x, goal.y + lateral_y, grasp_z}, face_yaw, 1, 0.5);
+      // Advance toward the point short of the zone where the cube's centre lands on the zone's,
+      // steering sideways back onto the line behind the cube.
+      const double contact = h + 0.014;  // tool point to cube centre when pushing
+      const Vec3 goal{s.zone.x - contact * ux, s.zone.y - contact * uy, grasp_z};
+      const double cx = cube.x - contact * ux - s.tcp.x, cy = cube.y - contact * uy - s.tcp.y;
+      const double ahead = cx * ux + cy * uy;
+      return toward(s, {goal.x + cx - ahead * ux, goal.y + cy - ahead * uy, grasp_z}, face_yaw, 1,
+                    0.5);
     }
   }
 }

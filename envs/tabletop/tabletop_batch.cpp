@@ -151,6 +151,20 @@ int thread_count(int configured, size_t envs) {
 
 }  // namespace
 
+EnvSpec env_spec(const TabletopConfig& config) {
+  EnvSpec spec;
+  spec.name = "tabletop";
+  spec.observation_shape = {proprio_size};
+  spec.action.type = ActionSpace::Type::continuous;
+  spec.action.dim = action_size;
+  spec.max_episode_steps = horizon(Family::stack);
+  const int cameras = int(config.front_camera) + int(config.wrist_camera);
+  if (cameras > 0) spec.image_shape = {cameras, config.image_size, config.image_size, 3};
+  spec.instruction_length = instruction_length;
+  spec.vocabulary_size = static_cast<int64_t>(vocabulary().size());
+  return spec;
+}
+
 TabletopBatch::TabletopBatch(const TabletopConfig& config, size_t envs) : config_(config) {
   if (envs == 0) throw std::invalid_argument("an env batch needs at least one env");
   auto s = tabletop::suite(config.suite);
@@ -163,15 +177,7 @@ TabletopBatch::TabletopBatch(const TabletopConfig& config, size_t envs) : config
   const auto scene = Scene::load(physics_of(config.physics));
   CameraSettings cameras{config.image_size, config.front_camera, config.wrist_camera};
 
-  spec_.name = "tabletop";
-  spec_.observation_shape = {proprio_size};
-  spec_.action.type = ActionSpace::Type::continuous;
-  spec_.action.dim = action_size;
-  spec_.max_episode_steps = horizon(Family::stack);
-  if (cameras.count() > 0)
-    spec_.image_shape = {cameras.count(), config.image_size, config.image_size, 3};
-  spec_.instruction_length = instruction_length;
-  spec_.vocabulary_size = static_cast<int64_t>(vocabulary().size());
+  spec_ = env_spec(config);
 
   for (size_t i = 0; i < envs; ++i) envs_.push_back(std::make_unique<TabletopEnv>(scene));
   seeds_.assign(envs, 0);

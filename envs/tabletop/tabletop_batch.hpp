@@ -15,6 +15,9 @@
 
 namespace dvla::envs::tabletop {
 
+// The spec of a batch with `config`, without building one (no GL context needed).
+EnvSpec env_spec(const TabletopConfig& config);
+
 class TabletopBatch final : public BatchedEnv {
  public:
   // Throws std::invalid_argument for a bad config and std::runtime_error naming the failure when

@@ -1,0 +1,254 @@
+// dvla-render: one episode of the tabletop suite as a PNG strip — the instruction and outcome on
+// top, then the front camera's frames and under them the wrist camera's — for a task, a seed and
+// a policy (the scripted expert, random or zero actions, or a trained run's weights).
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <random>
+
+#include "apps/common/command_line.hpp"
+#include "apps/dvla-render/png_writer.hpp"
+#include "envs/tabletop/camera_renderer.hpp"
+#include "envs/tabletop/gl_context.hpp"
+#include "envs/tabletop/scripted_expert.hpp"
+#include "envs/tabletop/tabletop_env.hpp"
+#include "messages/weight_update.hpp"
+#include "runtime/flat_parameters.hpp"
+#include "runtime/graph_parts.hpp"
+#include "runtime/policy.hpp"
+#include "runtime/weights_file.hpp"
+
+namespace {
+
+using namespace dvla;
+using namespace dvla::envs::tabletop;
+using Action = std::array<float, action_size>;
+using Controller = std::function<Action(TabletopEnv&)>;
+
+constexpr int max_frames = 16;
+constexpr int title_height = 24, label_height = 20, gap = 2;
+
+struct Options {
+  std::string task = "lift/red";
+  uint64_t seed = 1;
+  int eval_state = -1;  // >= 0: that evaluation state instead of a seed
+  std::string policy = "scripted";
+  int size = 128;
+  int every = 0;  // 0: spread max_frames over the episode
+  std::string out = "episode.png";
+  bool help = false;
+};
+
+std::string help() {
+  return "dvla-render: write an episode of the tabletop suite as a PNG strip.\n\n"
+         "Usage: dvla-render [flags]\n\n"
+         "  --task NAME         lift/red, push/blue, place_bowl/green, stack/red-on-blue, ... "
+         "(default lift/red)\n"
+         "  --seed S            layout seed of a training start (default 1)\n"
+         "  --eval-state K      the task's K-th fixed evaluation state instead\n"
+         "  --policy P          scripted | random | zero | RUN_DIR (a dvla-ppo --logdir with\n"
+         "                      config.txt and final.weights)  (default scripted)\n"
+         "  --size N            camera images N x N pixels (default 128)\n"
+         "  --every N           one frame every N steps (default: up to 16 frames)\n"
+         "  --out FILE          output PNG (default episode.png)\n";
+}
+
+Expected<Options> parse(int argc, char** argv) {
+  Options o;
+  apps::CommandLine line(argc, argv);
+  auto number = [&](const std::string& flag, long lo, long hi) -> Expected<long> {
+    auto v = line.value_of(flag);
+    if (!v) return v.error();
+    try {
+      size_t used = 0;
+      const long x = std::stol(*v, &used);
+      if (used == v->size() && x >= lo && x <= hi) return x;
+    } catch (const std::exception&) {
+    }
+    return Error(flag + " needs a whole number in " + std::to_string(lo) + ".." +
+                 std::to_string(hi) + ", got '" + *v + "'");
+  };
+  while (!line.done()) {
+    const std::string flag = line.take();
+    Expected<long> n = 0L;
+    if (flag == "--help" || flag == "-h") {
+      o.help = true;
+      return o;
+    }
+    if (flag == "--task" || flag == "--policy" || flag == "--out") {
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      (flag == "--task" ? o.task : flag == "--policy" ? o.policy : o.out) = *v;
+      continue;
+    }
+    if (flag == "--seed") {
+      if (!(n = number(flag, 0, std::numeric_limits<long>::max()))) return n.error();
+      o.seed = static_cast<uint64_t>(*n);
+    } else if (flag == "--eval-state") {
+      if (!(n = number(flag, 0, 9999))) return n.error();
+      o.eval_state = static_cast<int>(*n);
+    } else if (flag == "--size") {
+      if (!(n = number(flag, 16, 512))) return n.error();
+      o.size = static_cast<int>(*n);
+    } else if (flag == "--every") {
+      if (!(n = number(flag, 1, 1000))) return n.error();
+      o.every = static_cast<int>(*n);
+    } else {
+      return Error("unknown flag '" + flag + "'");
+    }
+  }
+  return o;
+}
+
+// The policy of a dvla-ppo run: its config builds the model, its final weights fill it.
+Expected<Controller> trained_policy(const std::string& dir) {
+  Config config;
+  const auto root = std::filesystem::path(dir);
+  if (auto s = load_config_file(config, (root / "config.txt").string()); !s) return s.error();
+  if (config.env.name != "tabletop")
+    return Error("run '" + dir + "' trained on env '" + config.env.name + "', not tabletop");
+  auto weights = load_weights((root / "final.weights").string());
+  if (!weights) return weights.error();
+  auto update = msg::read(*weights);
+  std::shared_ptr<Policy> policy =
+      default_graph_parts(config).make_policy(envs::spec_of(config.env));
+  auto flat = std::make_shared<FlatParameters>(*policy);
+  if (auto s = flat->load(*update); !s) return s.error();
+  auto generator = std::make_shared<at::Generator>(at::make_generator<at::CPUGeneratorImpl>(1));
+  return Controller([policy, flat, generator](TabletopEnv& env) {
+    float proprio[proprio_size];
+    env.proprioception(proprio);
+    const auto obs = at::from_blob(proprio, {1, proprio_size}, at::kFloat);
+    const auto a = policy->act(obs, /*deterministic=*/true, *generator).actions.contiguous();
+    Action out;
+    std::copy_n(a.data_ptr<float>(), action_size, out.begin());
+    return out;
+  });
+}
+
+Expected<Controller> controller(const Options& o, const Task& task) {
+  if (o.policy == "scripted") {
+    auto expert = std::make_shared<ScriptedExpert>(task);
+    return Controller([expert](TabletopEnv& env) { return expert->act(env.state()); });
+  }
+  if (o.policy == "random") {
+    auto rng = std::make_shared<std::mt19937>(static_cast<unsigned>(o.seed));
+    return Controller([rng](TabletopEnv&) {
+      std::uniform_real_distribution<float> u(-1, 1);
+      Action a;
+      for (auto& v : a) v = u(*rng);
+      return a;
+    });
+  }
+  if (o.policy == "zero") return Controller([](TabletopEnv&) { return Action{}; });
+  return trained_policy(o.policy);
+}
+
+// Pastes a w x h RGB image into the canvas at (x, y).
+void paste(std::vector<uint8_t>& canvas, int canvas_width, const uint8_t* image, int x, int y,
+           int w, int h) {
+  for (int row = 0; row < h; ++row)
+    std::copy_n(image + static_cast<size_t>(row) * w * 3, w * 3,
+                canvas.begin() + (static_cast<size_t>(y + row) * canvas_width + x) * 3);
+}
+
+int render(const Options& o) {
+  auto task = parse_task(o.task);
+  if (!task) return fmt::print(stderr, "dvla-render: {}\n", task.error().message()), 2;
+  auto act = controller(o, *task);
+  if (!act) return fmt::print(stderr, "dvla-render: {}\n", act.error().message()), 2;
+  const InitialState start = o.eval_state >= 0 ? evaluation_states(*task, o.eval_state + 1).back()
+                                               : InitialState{*task, o.seed};
+  auto gl = GlContext::create_current();
+  if (!gl) return fmt::print(stderr, "dvla-render: {}\n", gl.error().message()), 1;
+  auto scene = Scene::load();
+  TabletopEnv env(scene);
+  env.reset(start);
+
+  const int frame_bytes = o.size * o.size * 3;
+  std::vector<std::vector<uint8_t>> frames;  // front and wrist of every step, step 0 first
+  std::vector<int> steps;
+  CameraSettings cameras{o.size, true, true, std::min(2048, max_frames * (o.size + gap))};
+  auto renderer = CameraRenderer::create(*scene, cameras);
+  if (!renderer) return fmt::print(stderr, "dvla-render: {}\n", renderer.error().message()), 1;
+  auto capture = [&] {
+    frames.emplace_back(2 * frame_bytes);
+    steps.push_back(env.steps());
+    return (*renderer)->render(env.data(), frames.back().data());
+  };
+  if (auto s = capture(); !s)
+    return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
+  TabletopStep r;
+  do {
+    const Action a = (*act)(env);
+    r = env.step(a.data());
+    if (auto s = capture(); !s)
+      return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
+  } while (!r.terminated && !r.truncated);
+
+  // Which frames make the strip: every `every` steps, always the last.
+  const int total = static_cast<int>(frames.size());
+  const int every =
+      o.every > 0 ? o.every : std::max(1, (total + max_frames - 2) / (max_frames - 1));
+  std::vector<int> picked;
+  for (int i = 0; i < total; i += every) picked.push_back(i);
+  if (picked.back() != total - 1) picked.push_back(total - 1);
+  if (static_cast<int>(picked.size()) > max_frames)
+    picked.erase(picked.begin() + max_frames - 1, picked.end() - 1);
+
+  const int cell = o.size + gap;
+  const int width = std::max(static_cast<int>(picked.size()) * cell - gap, 256);
+  const int height = title_height + label_height + 2 * o.size + gap;
+  std::vector<uint8_t> canvas(static_cast<size_t>(width) * height * 3, 20);
+  const std::string outcome = r.success ? fmt::format("success at step {}", env.steps())
+                                        : fmt::format("no success in {} steps", env.steps());
+  const std::string title =
+      fmt::format("\"{}\"   {}, {} {}, {}: {}", instruction(*task), o.task,
+                  o.eval_state >= 0 ? "eval state" : "seed",
+                  o.eval_state >= 0 ? uint64_t(o.eval_state) : o.seed, o.policy, outcome);
+  const int title_width = std::min(width, cameras.caption_width);
+  std::vector<uint8_t> band(static_cast<size_t>(title_width) * title_height * 3);
+  if (auto s = (*renderer)->caption(title, title_width, title_height, band.data()); !s)
+    return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
+  paste(canvas, width, band.data(), 0, 0, title_width, title_height);
+  std::vector<uint8_t> label(static_cast<size_t>(o.size) * label_height * 3);
+  for (size_t k = 0; k < picked.size(); ++k) {
+    const int x = static_cast<int>(k) * cell;
+    if (auto s = (*renderer)->caption(fmt::format("t={}", steps[picked[k]]), o.size, label_height,
+                                      label.data());
+        !s)
+      return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
+    paste(canvas, width, label.data(), x, title_height, o.size, label_height);
+    const uint8_t* f = frames[picked[k]].data();
+    paste(canvas, width, f, x, title_height + label_height, o.size, o.size);
+    paste(canvas, width, f + frame_bytes, x, title_height + label_height + o.size + gap, o.size,
+          o.size);
+  }
+  if (auto s = apps::write_png(o.out, width, height, canvas.data()); !s)
+    return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
+  fmt::print("{}: {} ({} frames of {} steps; front above, wrist below)\n", o.out, outcome,
+             picked.size(), env.steps());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    auto options = parse(argc, argv);
+    if (!options) {
+      fmt::print(stderr, "dvla-render: {}\n(dvla-render --help lists the flags)\n",
+                 options.error().message());
+      return 2;
+    }
+    if (options->help) return fmt::print("{}", help()), 0;
+    return render(*options);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "dvla-render: {}\n", e.what());
+    return 1;
+  }
+}
