@@ -45,6 +45,10 @@ class BatchedEnv {
   // Starts a fresh episode in every env; env i starts from seeds[i]. Later episodes of env i draw
   // their seeds from a stream determined by seeds[i], so a run is reproducible from its seeds.
   virtual void reset(const std::vector<uint64_t>& seeds) = 0;
+  // Starts every env from an evaluation start: one training never produces, the same each time
+  // for the same seed. By default, seeds from a stream no sampler uses; suites with a fixed
+  // evaluation set (tabletop) use that instead.
+  virtual void reset_for_evaluation(uint64_t seed);
   // Steps every env with its action: size() * spec().action.tensor_dim() floats.
   virtual void step(const float* actions) = 0;
   virtual const BatchOutput& output() const = 0;
@@ -53,6 +57,9 @@ class BatchedEnv {
 // Throws std::invalid_argument naming the env and value if an action is outside `space` (a discrete
 // action must be an integral index below `choices`; every value must be finite).
 void check_actions(const ActionSpace& space, const float* actions, size_t envs);
+
+// The batch index of evaluation seeds (samplers use their own index, far below this).
+constexpr uint64_t evaluation_seed_stream = uint64_t{1} << 40;
 
 // Seeds for a batch of `n` envs derived from one run seed and a batch index: distinct streams.
 std::vector<uint64_t> derive_seeds(uint64_t seed, uint64_t batch_index, size_t n);

@@ -21,6 +21,10 @@ std::vector<uint64_t> derive_seeds(uint64_t seed, uint64_t batch_index, size_t n
   return seeds;
 }
 
+void BatchedEnv::reset_for_evaluation(uint64_t seed) {
+  reset(derive_seeds(seed, evaluation_seed_stream, size()));
+}
+
 void BatchOutput::resize(size_t envs, const EnvSpec& spec) {
   const auto obs = static_cast<size_t>(spec.observation_size());
   observations.assign(envs * obs, 0.f);

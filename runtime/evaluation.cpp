@@ -12,7 +12,7 @@ namespace dvla {
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed) {
   EvaluationResult result;
   const int episodes = static_cast<int>(env.size());
-  env.reset(envs::derive_seeds(seed, evaluation_seed_stream, env.size()));
+  env.reset_for_evaluation(seed);
   const auto& spec = env.spec();
   auto obs_shape = spec.observation_shape;
   obs_shape.insert(obs_shape.begin(), episodes);

@@ -21,15 +21,12 @@ struct EvaluationResult {
   std::vector<float> returns;
 };
 
-// Runs one episode in each env of `env`, seeded from `seed` on a stream no sampler uses.
+// Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation).
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed);
 
 // Builds a policy with `parts`, loads `weights` into it and evaluates it on
 // config.run.eval_episodes fresh episodes.
 Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Config& config,
                                             const msg::WeightsFrame& weights);
-
-// The batch index of evaluation seeds (samplers use their own index, far below this).
-constexpr uint64_t evaluation_seed_stream = uint64_t{1} << 40;
 
 }  // namespace dvla

@@ -282,6 +282,26 @@ TEST_CASE("evaluation initial states never coincide with training ones") {
   CHECK(l.cubes[0].y == doctest::Approx(0.161344995970).epsilon(1e-9));
 }
 
+TEST_CASE("evaluation resets start every env from the suite's fixed evaluation states") {
+  TabletopConfig c;
+  c.suite = "lift";
+  c.front_camera = c.wrist_camera = false;
+  TabletopBatch batch(c, 6);
+  batch.reset_for_evaluation(123);
+  std::set<int> tasks;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const auto& start = batch.env(i).initial_state();
+    CHECK(is_evaluation_seed(start.layout_seed));
+    CHECK_FALSE(is_heldout(start.task));
+    tasks.insert(task_id(start.task));
+  }
+  CHECK(tasks.size() == 3);  // lift's three training tasks
+  CHECK(batch.env(0).initial_state().layout_seed ==
+        evaluation_states(batch.env(0).task(), 1)[0].layout_seed);
+  CHECK(batch.env(3).initial_state().layout_seed ==
+        evaluation_states(batch.env(3).task(), 2)[1].layout_seed);
+}
+
 TEST_CASE("layouts keep cubes apart and push corridors clear") {
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const Task push{Family::push, Color(seed % 4), Color(seed % 4)};

@@ -99,13 +99,16 @@ int run(const dvla::apps::PpoOptions& options) {
   const auto& s = result->status;
   fmt::print(
       "done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
-      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f})\n",
+      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f}, success "
+      "{:.0f}%)\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
-      s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length);
+      s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length,
+      100 * eval->success_rate);
   json summary = status_json(s);
   summary["eval_mean_return"] = eval->mean_return;
   summary["eval_episodes"] = eval->episodes;
   summary["eval_mean_length"] = eval->mean_length;
+  summary["eval_success"] = eval->success_rate;
   summary["env"] = config.env.name;
   summary["mode"] = config.run.mode;
   summary["algo"] = config.run.algo;

@@ -235,6 +235,16 @@ void TabletopBatch::reset_to(const std::vector<InitialState>& states) {
   std::fill(out_.truncated.begin(), out_.truncated.end(), 0);
 }
 
+void TabletopBatch::reset_for_evaluation(uint64_t) {
+  const auto& tasks = suite_.train_tasks;
+  std::vector<InitialState> states;
+  for (size_t i = 0; i < envs_.size(); ++i) {
+    const int k = static_cast<int>(i / tasks.size());
+    states.push_back(evaluation_states(tasks[i % tasks.size()], k + 1)[static_cast<size_t>(k)]);
+  }
+  reset_to(states);
+}
+
 void TabletopBatch::step_env(size_t i, const float* action) {
   auto& env = *envs_[i];
   const TabletopStep r = env.step(action);

@@ -31,6 +31,9 @@ class TabletopBatch final : public BatchedEnv {
   void reset(const std::vector<uint64_t>& seeds) override;
   // Env i starts from exactly `states[i]` (evaluation states; equal states for grouped starts).
   void reset_to(const std::vector<InitialState>& states);
+  // The suite's fixed evaluation states (version evaluation_set_version): env i gets training
+  // task i % tasks, its (i / tasks)-th state. The seed plays no part: the set is fixed.
+  void reset_for_evaluation(uint64_t seed) override;
   void step(const float* actions) override;
   const BatchOutput& output() const override { return out_; }
 
