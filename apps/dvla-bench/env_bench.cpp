@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <thread>
 
 #include "apps/dvla-bench/bench.hpp"
@@ -24,6 +25,12 @@ struct Case {
   bool front, wrist;
 };
 
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 // A batch stepped by the scripted expert (realistic motion and contacts) for timed windows.
 class Workload {
  public:
@@ -35,17 +42,25 @@ class Workload {
     actions_.resize(batch_.size() * action_size);
     for (int warmup = 0; warmup < 10; ++warmup) step();
   }
-  // Env steps per second over about `seconds`.
-  double measure(double seconds) {
+  struct Window {
+    double steps_per_second;
+    double cpu_us_per_step;  // process CPU time: what one env step costs, whatever the load
+    double cores;            // CPU time over wall time: how many cores the window got
+  };
+  // One timed window of about `seconds`.
+  Window measure(double seconds) {
     long steps = 0;
     const auto start = Clock::now();
+    const double cpu_start = process_cpu_seconds();
     double elapsed = 0;
     while (elapsed < seconds) {
       step();
       steps += static_cast<long>(batch_.size());
       elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     }
-    return static_cast<double>(steps) / elapsed;
+    const double cpu = process_cpu_seconds() - cpu_start;
+    return {static_cast<double>(steps) / elapsed, 1e6 * cpu / static_cast<double>(steps),
+            cpu / elapsed};
   }
 
  private:
@@ -72,6 +87,7 @@ class Workload {
   std::vector<ScriptedExpert> experts_;
   std::vector<float> actions_;
 };
+
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -123,23 +139,32 @@ Expected<nlohmann::json> bench_env(const BenchOptions& options) {
       "renderer: {}\n{} windows of {:.2f} s per figure, 1-thread and {}-thread windows "
       "alternating; best window (the least disturbed by other load) and median.\n\n",
       envs_per_thread, renderer, rounds, options.seconds / rounds, cores);
-  fmt::print("{:<22} {:>20} {:>22} {:>16}\n", "images", "1 thread /s",
-             fmt::format("{} threads /s", cores), "scaling");
-  fmt::print("{:<22} {:>20} {:>22} {:>16}\n", "", "best (median)", "best (median)",
-             "best (median)");
+  fmt::print("{:<22} {:>20} {:>22} {:>16} {:>9} {:>9} {:>6}\n", "images", "1 thread /s",
+             fmt::format("{} threads /s", cores), "scaling", "cpu/step", "cpu/step", "cores");
+  fmt::print("{:<22} {:>20} {:>22} {:>16} {:>9} {:>9} {:>6}\n", "", "best (median)",
+             "best (median)", "best (median)", "1 thr us", fmt::format("{} thr us", cores), "");
   nlohmann::json rows = nlohmann::json::array();
   nlohmann::json result;
   for (const auto& c : cases) {
     Workload single(c, 1), parallel(c, cores);
-    std::vector<double> ones, alls;
+    std::vector<double> ones, alls, cpu_ones, cpu_alls, cores_all;
     for (int r = 0; r < rounds; ++r) {
-      ones.push_back(single.measure(options.seconds / rounds));
-      alls.push_back(parallel.measure(options.seconds / rounds));
+      const auto a = single.measure(options.seconds / rounds);
+      const auto b = parallel.measure(options.seconds / rounds);
+      ones.push_back(a.steps_per_second);
+      alls.push_back(b.steps_per_second);
+      cpu_ones.push_back(a.cpu_us_per_step);
+      cpu_alls.push_back(b.cpu_us_per_step);
+      cores_all.push_back(b.cores);
     }
     const double one = best(ones), all = best(alls);
     const double one_median = median(ones), all_median = median(alls);
-    fmt::print("{:<22} {:>11.0f} ({:>6.0f}) {:>13.0f} ({:>6.0f}) {:>8.2f}x ({:.2f}x)\n", c.name,
-               one, one_median, all, all_median, all / one, all_median / one_median);
+    const double cpu_one = median(cpu_ones), cpu_all = median(cpu_alls);
+    fmt::print(
+        "{:<22} {:>11.0f} ({:>6.0f}) {:>13.0f} ({:>6.0f}) {:>8.2f}x ({:.2f}x) {:>9.0f} {:>9.0f} "
+        "{:>6.2f}\n",
+        c.name, one, one_median, all, all_median, all / one, all_median / one_median, cpu_one,
+        cpu_all, median(cores_all));
     std::fflush(stdout);
     rows.push_back({{"images", c.name},
                     {"size", c.size},
@@ -150,12 +175,20 @@ Expected<nlohmann::json> bench_env(const BenchOptions& options) {
                     {"steps_per_second_1_thread_median", one_median},
                     {"steps_per_second_all_threads_median", all_median},
                     {"scaling_median", all_median / one_median},
+                    {"cpu_us_per_step_1_thread", cpu_one},
+                    {"cpu_us_per_step_all_threads", cpu_all},
+                    {"cores_obtained_all_threads", median(cores_all)},
                     {"windows_1_thread", ones},
                     {"windows_all_threads", alls}});
   }
   fmt::print(
-      "\nmemory (resident): {:.1f} MiB for the first env (EGL, Mesa, GL context), {:.2f} MiB per "
-      "further env with its renderer (64x64, 2 cameras)\n",
+      "\ncpu/step: process CPU time per env step (median), 1 thread and {} threads; cores: "
+      "CPU time over wall time in the {}-thread windows (median). Scaling = cores obtained "
+      "x (cpu/step at 1 thread / cpu/step at {}).\n",
+      cores, cores, cores);
+  fmt::print(
+      "\nmemory (resident): {:.1f} MiB for the first env (EGL, Mesa, GL context), {:.2f} MiB "
+      "per further env with its renderer (64x64, 2 cameras)\n",
       memory["first_env_mib"].get<double>(), memory["per_env_mib"].get<double>());
   result["steps_per_second_no_render"] = rows[0]["steps_per_second_1_thread"];
   result["steps_per_second_render_64_one_camera"] = rows[1]["steps_per_second_1_thread"];

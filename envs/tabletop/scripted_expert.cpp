@@ -66,6 +66,12 @@ std::array<float, action_size> ScriptedExpert::act(const TabletopState& s) {
   return task_.family == Family::push ? push(s) : grasp_and_carry(s);
 }
 
+ScriptedExpert::Drop ScriptedExpert::drop_site(const TabletopState& s) const {
+  const int under = static_cast<int>(task_.b);
+  if (task_.family == Family::place_bowl) return {s.bowl.x, s.bowl.y, bowl_base_top + h, under};
+  return {s.cube[under].x, s.cube[under].y, s.cube[under].z + 2 * h, under};
+}
+
 std::array<float, action_size> ScriptedExpert::grasp_and_carry(const TabletopState& s) {
   const int a = static_cast<int>(task_.a);
   const Vec3& cube = s.cube[a];
@@ -101,27 +107,23 @@ std::array<float, action_size> ScriptedExpert::grasp_and_carry(const TabletopSta
     }
     case Phase::carry: {
       // Aim the held cube, not the tool point: correct for where the cube sits in the grip.
+      const Drop d = drop_site(s);
       const bool bowl = task_.family == Family::place_bowl;
-      const Vec3& goal_cube = s.cube[static_cast<int>(task_.b)];
-      const double gx = bowl ? s.bowl.x : goal_cube.x, gy = bowl ? s.bowl.y : goal_cube.y;
-      const double tx = gx + (s.tcp.x - cube.x), ty = gy + (s.tcp.y - cube.y);
-      const double goal_yaw =
-          bowl ? grasp_yaw_ : grip_yaw(s.cube_yaw[static_cast<int>(task_.b)], s.yaw);
-      if (planar(cube, gx, gy) > 0.006 ||
-          (!bowl && std::abs(wrap(s.cube_yaw[a] - s.cube_yaw[static_cast<int>(task_.b)])) > 0.08 &&
-           phase_steps_ < 25))
-        return toward(s, {tx, ty, carry_z}, goal_yaw, 1, 0.8);
+      const double goal_yaw = bowl ? grasp_yaw_ : grip_yaw(s.cube_yaw[d.under], s.yaw);
+      const bool misaligned = !bowl && std::abs(wrap(s.cube_yaw[a] - s.cube_yaw[d.under])) > 0.08;
+      if (planar(cube, d.x, d.y) > 0.006 || (misaligned && phase_steps_ < 25))
+        return toward(s, {d.x + s.tcp.x - cube.x, d.y + s.tcp.y - cube.y, carry_z}, goal_yaw, 1,
+                      0.8);
       go(Phase::lower);
       [[fallthrough]];
     }
     case Phase::lower: {
-      const bool bowl = task_.family == Family::place_bowl;
-      const Vec3& goal_cube = s.cube[static_cast<int>(task_.b)];
-      const double gx = bowl ? s.bowl.x : goal_cube.x, gy = bowl ? s.bowl.y : goal_cube.y;
-      const double rest = bowl ? bowl_base_top + h : goal_cube.z + 2 * h;
-      const double tx = gx + (s.tcp.x - cube.x), ty = gy + (s.tcp.y - cube.y);
-      if (cube.z > rest + 0.004 && phase_steps_ < 30)
-        return toward(s, {tx, ty, rest + 0.002 + (s.tcp.z - cube.z)}, s.yaw, 1, 0.6);
+      const Drop d = drop_site(s);
+      if (cube.z > d.rest_z + 0.004 && phase_steps_ < 30)
+        return toward(
+            s,
+            {d.x + s.tcp.x - cube.x, d.y + s.tcp.y - cube.y, d.rest_z + 0.002 + s.tcp.z - cube.z},
+            s.yaw, 1, 0.6);
       go(Phase::release);
       [[fallthrough]];
     }

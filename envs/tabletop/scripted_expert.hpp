@@ -17,6 +17,12 @@ class ScriptedExpert {
 
  private:
   enum class Phase { approach, descend, close, lift, carry, lower, release, retreat, push };
+  // Where the held cube goes: over the bowl or cube B, and its centre's height at rest there.
+  struct Drop {
+    double x, y, rest_z;
+    int under;  // cube B (stack)
+  };
+  Drop drop_site(const TabletopState& s) const;
   std::array<float, action_size> grasp_and_carry(const TabletopState& s);
   std::array<float, action_size> push(const TabletopState& s);
 
