@@ -12,7 +12,9 @@
 #include "messages/observation_batch.hpp"
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/observation_check.hpp"
 #include "runtime/policy.hpp"
+#include "runtime/policy_input.hpp"
 
 namespace dvla::actors {
 namespace {
@@ -47,13 +49,6 @@ Replica make_replica(const InferenceSetup& setup) {
   return r;
 }
 
-std::string observation_mismatch(const msg::ObservationBatch& b, const envs::EnvSpec& spec) {
-  std::vector<int64_t> per_env(b.observations.shape.begin() + 1, b.observations.shape.end());
-  if (per_env == spec.observation_shape) return {};
-  return "observations of shape " + msg::shape_string(per_env) + " per env, this policy takes " +
-         msg::shape_string(spec.observation_shape);
-}
-
 // One forward pass over every waiting request; each gets its own rows back.
 void flush(InferenceState& s) {
   s.flush_scheduled = false;
@@ -62,26 +57,18 @@ void flush(InferenceState& s) {
     s.staged = false;
   }
   if (s.pending.empty()) return;
-  int64_t rows = 0;
-  for (const auto& r : s.pending) rows += r.batch.observations.dim(0);
-  auto shape = s.setup.spec.observation_shape;
-  shape.insert(shape.begin(), rows);
-  auto obs = at::empty(shape, at::kFloat);
-  const int64_t obs_size = s.setup.spec.observation_size();
-  float* out = obs.data_ptr<float>();
-  for (const auto& r : s.pending) {
-    const int64_t n = r.batch.observations.numel();
-    std::memcpy(out, r.batch.observations.data, static_cast<size_t>(n) * sizeof(float));
-    out += n;
-  }
-  const auto answer = s.active.policy->act(obs, /*deterministic=*/false, s.generator);
+  std::vector<PolicyInput> parts;
+  for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
+  // The observations are copied once, from the requests' frames into one batch.
+  const auto input = concatenate(parts);
+  const auto answer = s.active.policy->act(input, /*deterministic=*/false, s.generator);
   const auto actions = answer.actions.contiguous();
   const auto log_probs = answer.log_probs.contiguous();
   const auto values = answer.values.contiguous();
   const int64_t action_dim = actions.size(1);
   int64_t row = 0;
   for (auto& r : s.pending) {
-    const int64_t n = r.batch.observations.numel() / obs_size;
+    const int64_t n = r.batch.envs();
     msg::ActionBatch a;
     a.sampler_id = r.batch.sampler_id;
     a.sequence = r.batch.sequence;
@@ -110,7 +97,8 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
         if (!batch)
           return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                         batch.error().message());
-        if (auto mismatch = observation_mismatch(*batch, s.setup.spec); !mismatch.empty())
+        if (auto mismatch = observation_mismatch(batch->observations, 1, s.setup.spec);
+            !mismatch.empty())
           return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
         auto promise = self->make_response_promise<msg::ActionFrame>();
         s.pending.push_back(Request{frame, std::move(*batch), promise});

@@ -8,6 +8,7 @@
 #include "messages/control_command.hpp"
 #include "messages/metrics.hpp"
 #include "messages/observation_batch.hpp"
+#include "runtime/env_observations.hpp"
 #include "runtime/segment_builder.hpp"
 
 namespace dvla::actors {
@@ -84,7 +85,7 @@ void ship_segment(self_ptr self, const float* bootstrap_values) {
 
 void step(self_ptr self, const msg::ActionBatch& answer) {
   auto& s = self->state;
-  s.segment->begin_step(s.env->output().observations.data(), answer);
+  s.segment->begin_step(s.env->output(), answer);
   s.env->step(answer.actions.data);
   const auto& out = s.env->output();
   s.segment->end_step(out);
@@ -126,13 +127,10 @@ void request_actions(self_ptr self) {
   if (s.paused || s.awaiting_answer || s.finished) return;
   if (s.draining && s.segment->empty()) return;  // nothing left to bootstrap
   if (s.in_flight >= s.setup.segments_in_flight && s.segment->full()) return;  // wait for credit
-  const auto& obs = s.env->output().observations;
   msg::ObservationBatch b;
   b.sampler_id = s.setup.id;
   b.sequence = s.observation_sequence++;
-  auto shape = s.env->spec().observation_shape;
-  shape.insert(shape.begin(), static_cast<int64_t>(s.env->size()));
-  b.observations = {obs.data(), shape};
+  b.observations = observations_of(s.env->output(), s.env->spec());
   s.awaiting_answer = true;
   self->request(s.setup.inference, timeout_of(s.setup.timeout_s), msg::build(b))
       .then([self](const msg::ActionFrame& f) { on_answer(self, f); },

@@ -8,6 +8,7 @@
 #include "messages/trajectory_segment.hpp"
 #include "messages/version_announcement.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/observation_check.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/ppo.hpp"
 #include "runtime/staleness.hpp"
@@ -36,10 +37,7 @@ struct TrainerState {
 };
 
 std::string segment_mismatch(const msg::TrajectorySegment& s, const envs::EnvSpec& spec) {
-  std::vector<int64_t> per_env(s.observations.shape.begin() + 2, s.observations.shape.end());
-  if (per_env != spec.observation_shape)
-    return "segment observations of shape " + msg::shape_string(per_env) +
-           " per env, this policy takes " + msg::shape_string(spec.observation_shape);
+  if (auto m = observation_mismatch(s.observations, 2, spec); !m.empty()) return "segment " + m;
   if (s.actions.dim(2) != spec.action.tensor_dim())
     return "segment actions of size " + std::to_string(s.actions.dim(2)) + ", this policy has " +
            std::to_string(spec.action.tensor_dim());

@@ -28,6 +28,7 @@ struct BatchOutput {
   std::vector<EpisodeEnd> episode_ends;   // [envs]: valid where terminated or truncated
   // Multi-modal envs only (see EnvSpec); each describes what the policy sees next.
   std::vector<uint8_t> images;              // [envs, image...]
+  std::vector<uint8_t> final_images;        // [envs, image...]: valid where truncated
   std::vector<int32_t> instruction_tokens;  // [envs, instruction_length]
   std::vector<std::string> instructions;    // [envs]
   std::vector<int32_t> task_ids;            // [envs]

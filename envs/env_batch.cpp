@@ -34,6 +34,7 @@ void BatchOutput::resize(size_t envs, const EnvSpec& spec) {
   truncated.assign(envs, 0);
   episode_ends.assign(envs, {});
   images.assign(envs * static_cast<size_t>(spec.image_size()), 0);
+  final_images.assign(envs * static_cast<size_t>(spec.image_size()), 0);
   instruction_tokens.assign(envs * static_cast<size_t>(spec.instruction_length), 0);
   instructions.assign(spec.instruction_length > 0 ? envs : 0, std::string());
   task_ids.assign(spec.instruction_length > 0 ? envs : 0, 0);

@@ -93,6 +93,54 @@ void require_dim(const TensorRef<uint8_t>& t, size_t dim, int64_t expected, cons
                  const char* expected_name) {
   require_dim_impl(t, dim, expected, name, expected_name);
 }
+void require_dim(const TensorRef<int32_t>& t, size_t dim, int64_t expected, const char* name,
+                 const char* expected_name) {
+  require_dim_impl(t, dim, expected, name, expected_name);
+}
+
+void write_observations(schema::Observation::Builder b, const Observations& o) {
+  write_tensor(b.initState(), o.state);
+  if (o.has_images()) write_tensor(b.initImages(), o.images);
+  if (o.has_instructions()) write_tensor(b.initInstructions(), o.instructions);
+}
+
+size_t observation_bytes(const Observations& o) {
+  return tensor_bytes(o.state) + tensor_bytes(o.images) + tensor_bytes(o.instructions);
+}
+
+Observations read_observations(bool present, schema::Observation::Reader r, const char* name,
+                               size_t lead) {
+  if (!present) malformed(std::string("missing field '") + name + "'");
+  const std::string field = name;
+  Observations o;
+  const std::string state = field + ".state";
+  o.state = read_tensor<float>(r.hasState(), r.getState(), state.c_str(), any_rank);
+  if (o.state.rank() < lead + 1)
+    malformed("field '" + state + "' has shape " + shape_string(o.state.shape) +
+              ", expected rank at least " + std::to_string(lead + 1));
+  require_finite(o.state, state.c_str());
+  if (r.hasImages()) {
+    const std::string images = field + ".images";
+    o.images =
+        read_tensor<uint8_t>(true, r.getImages(), images.c_str(), static_cast<int>(lead + 4));
+    if (o.images.shape.back() != 3)
+      malformed("field '" + images + "' is not RGB (last dimension 3)");
+    for (size_t d = 0; d < lead; ++d)
+      require_dim(o.images, d, o.state.dim(d), images.c_str(), "the leading dimensions of state");
+  }
+  if (r.hasInstructions()) {
+    const std::string instructions = field + ".instructions";
+    o.instructions = read_tensor<int32_t>(true, r.getInstructions(), instructions.c_str(),
+                                          static_cast<int>(lead + 1));
+    for (size_t d = 0; d < lead; ++d)
+      require_dim(o.instructions, d, o.state.dim(d), instructions.c_str(),
+                  "the leading dimensions of state");
+    for (int64_t i = 0; i < o.instructions.numel(); ++i)
+      if (o.instructions.data[i] < 0)
+        malformed("field '" + instructions + "' holds a negative token id");
+  }
+  return o;
+}
 
 }  // namespace codec
 }  // namespace dvla::msg

@@ -10,6 +10,8 @@
 #include <type_traits>
 
 #include "messages/frame.hpp"
+#include "messages/observation.capnp.h"
+#include "messages/observations.hpp"
 #include "messages/tensor.capnp.h"
 #include "messages/tensor_ref.hpp"
 #include "runtime/expected.hpp"
@@ -146,5 +148,14 @@ void require_dim(const TensorRef<float>& t, size_t dim, int64_t expected, const 
                  const char* expected_name);
 void require_dim(const TensorRef<uint8_t>& t, size_t dim, int64_t expected, const char* name,
                  const char* expected_name);
+void require_dim(const TensorRef<int32_t>& t, size_t dim, int64_t expected, const char* name,
+                 const char* expected_name);
+
+// Observations: written field by field (images and instructions only when present); read with
+// every field's leading `lead` dimensions checked against state's, and state checked finite.
+void write_observations(schema::Observation::Builder b, const Observations& o);
+Observations read_observations(bool present, schema::Observation::Reader r, const char* name,
+                               size_t lead);
+size_t observation_bytes(const Observations& o);
 
 }  // namespace dvla::msg::codec

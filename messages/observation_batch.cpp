@@ -7,10 +7,10 @@ namespace dvla::msg {
 
 ObservationFrame build(const ObservationBatch& m) {
   return ObservationFrame(codec::encode<schema::ObservationBatch>(
-      codec::tensor_bytes(m.observations), [&](schema::ObservationBatch::Builder b) {
+      codec::observation_bytes(m.observations), [&](schema::ObservationBatch::Builder b) {
         b.setSamplerId(m.sampler_id);
         b.setSequence(m.sequence);
-        codec::write_tensor(b.initObservations(), m.observations);
+        codec::write_observations(b.initObservations(), m.observations);
       }));
 }
 
@@ -20,11 +20,8 @@ Expected<ObservationBatch> read(const ObservationFrame& f) {
         ObservationBatch m;
         m.sampler_id = r.getSamplerId();
         m.sequence = r.getSequence();
-        m.observations = codec::read_tensor<float>(r.hasObservations(), r.getObservations(),
-                                                   "observations", codec::any_rank);
-        codec::require(m.observations.rank() >= 2,
-                       "field 'observations' needs rank >= 2: [envs, obs...]");
-        codec::require_finite(m.observations, "observations");
+        m.observations =
+            codec::read_observations(r.hasObservations(), r.getObservations(), "observations", 1);
         return m;
       });
 }

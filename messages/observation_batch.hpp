@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "messages/frame.hpp"
-#include "messages/tensor_ref.hpp"
+#include "messages/observations.hpp"
 #include "runtime/expected.hpp"
 
 namespace dvla::msg {
@@ -11,7 +11,9 @@ namespace dvla::msg {
 struct ObservationBatch {
   uint32_t sampler_id = 0;
   uint64_t sequence = 0;
-  TensorRef<float> observations;  // [envs, obs...]
+  Observations observations;  // leading dimension [envs]
+
+  int64_t envs() const { return observations.state.rank() ? observations.state.dim(0) : 0; }
 };
 
 ObservationFrame build(const ObservationBatch& m);

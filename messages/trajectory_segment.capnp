@@ -3,11 +3,12 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("dvla::schema");
 using import "tensor.capnp".Tensor;
+using import "observation.capnp".Observation;
 
 struct TrajectorySegment {
   samplerId @0 :UInt32;
   sequence @1 :UInt64;             # increases by one per segment of this sampler
-  observations @2 :Tensor;         # float32 [T, envs, obs...]
+  observations @2 :Observation;    # leading dimensions [T, envs]: what the policy saw
   actions @3 :Tensor;              # float32 [T, envs, action_dim]
   rewards @4 :Tensor;              # float32 [T, envs]
   terminated @5 :Tensor;           # uint8 [T, envs]: the episode ended in a terminal state
@@ -18,6 +19,11 @@ struct TrajectorySegment {
   policyVersions @10 :List(UInt64);  # [T] behaviour policy version of each step
   # Truncated steps lose their last observation to the env's auto-reset; it travels here so the
   # learner can bootstrap from it: one row per truncated (t, env), in ascending t * envs + env.
-  finalObservations @11 :Tensor;   # float32 [k, obs...]
+  finalObservations @11 :Observation;  # leading dimension [k]
   finalIndices @12 :List(UInt32);  # [k] t * envs + env
+  success @13 :Tensor;             # uint8 [T, envs]: the step ended its episode with success
+  # Episodic collection (GRPO): steps after an env's episode ended are padding, and envs that
+  # started from the same initial state share a group id.
+  valid @14 :Tensor;               # uint8 [T, envs]; absent: every step is valid
+  groups @15 :List(Int32);         # [envs]; absent: no groups
 }

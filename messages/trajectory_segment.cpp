@@ -13,16 +13,21 @@ uint64_t TrajectorySegment::oldest_version() const {
              : *std::min_element(policy_versions.begin(), policy_versions.end());
 }
 
+int64_t TrajectorySegment::valid_steps() const {
+  if (valid.shape.empty()) return steps() * envs();
+  return std::count_if(valid.data, valid.data + valid.numel(), [](uint8_t v) { return v != 0; });
+}
+
 SegmentFrame build(const TrajectorySegment& m) {
   using codec::tensor_bytes;
-  const size_t size = tensor_bytes(m.observations) + tensor_bytes(m.actions) +
-                      6 * tensor_bytes(m.rewards) + tensor_bytes(m.final_observations) +
-                      8 * m.policy_versions.size() + 4 * m.final_indices.size();
+  const size_t size = codec::observation_bytes(m.observations) + tensor_bytes(m.actions) +
+                      8 * tensor_bytes(m.rewards) + codec::observation_bytes(m.final_observations) +
+                      8 * m.policy_versions.size() + 4 * (m.final_indices.size() + m.groups.size());
   return SegmentFrame(
       codec::encode<schema::TrajectorySegment>(size, [&](schema::TrajectorySegment::Builder b) {
         b.setSamplerId(m.sampler_id);
         b.setSequence(m.sequence);
-        codec::write_tensor(b.initObservations(), m.observations);
+        codec::write_observations(b.initObservations(), m.observations);
         codec::write_tensor(b.initActions(), m.actions);
         codec::write_tensor(b.initRewards(), m.rewards);
         codec::write_tensor(b.initTerminated(), m.terminated);
@@ -30,18 +35,32 @@ SegmentFrame build(const TrajectorySegment& m) {
         codec::write_tensor(b.initLogProbs(), m.log_probs);
         codec::write_tensor(b.initValues(), m.values);
         codec::write_tensor(b.initBootstrapValues(), m.bootstrap_values);
+        codec::write_tensor(b.initSuccess(), m.success);
         auto versions = b.initPolicyVersions(static_cast<unsigned>(m.policy_versions.size()));
         for (unsigned i = 0; i < m.policy_versions.size(); ++i)
           versions.set(i, m.policy_versions[i]);
         if (!m.final_indices.empty()) {
-          codec::write_tensor(b.initFinalObservations(), m.final_observations);
+          codec::write_observations(b.initFinalObservations(), m.final_observations);
           auto idx = b.initFinalIndices(static_cast<unsigned>(m.final_indices.size()));
           for (unsigned i = 0; i < m.final_indices.size(); ++i) idx.set(i, m.final_indices[i]);
+        }
+        if (!m.valid.shape.empty()) codec::write_tensor(b.initValid(), m.valid);
+        if (!m.groups.empty()) {
+          auto groups = b.initGroups(static_cast<unsigned>(m.groups.size()));
+          for (unsigned i = 0; i < m.groups.size(); ++i) groups.set(i, m.groups[i]);
         }
       }));
 }
 
 namespace {
+
+// Final observations are observations of the same kind, one per truncated step.
+void check_like(const TensorRef<float>& final, const TensorRef<float>& steps, const char* what) {
+  codec::require(
+      final.rank() + 1 == steps.rank() &&
+          std::equal(steps.shape.begin() + 2, steps.shape.end(), final.shape.begin() + 1),
+      what);
+}
 
 // The truncated final observations must line up with the truncated steps of the segment.
 void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegment& m) {
@@ -50,15 +69,18 @@ void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegm
     codec::require(!r.hasFinalObservations(), "field 'finalObservations' without 'finalIndices'");
     return;
   }
-  m.final_observations = codec::read_tensor<float>(
-      r.hasFinalObservations(), r.getFinalObservations(), "finalObservations", codec::any_rank);
-  const auto& obs = m.observations.shape;
-  codec::require(m.final_observations.rank() == obs.size() - 1 &&
-                     std::equal(obs.begin() + 2, obs.end(), m.final_observations.shape.begin() + 1),
-                 "field 'finalObservations' rows do not have the shape of an observation");
-  codec::require_dim(m.final_observations, 0, static_cast<int64_t>(m.final_indices.size()),
-                     "finalObservations", "the length of 'finalIndices'");
-  codec::require_finite(m.final_observations, "finalObservations");
+  m.final_observations = codec::read_observations(r.hasFinalObservations(),
+                                                  r.getFinalObservations(), "finalObservations", 1);
+  const auto& o = m.observations;
+  const auto& f = m.final_observations;
+  check_like(f.state, o.state, "field 'finalObservations.state' rows are not observations");
+  codec::require(
+      f.has_images() == o.has_images() &&
+          (!f.has_images() || std::equal(o.images.shape.begin() + 2, o.images.shape.end(),
+                                         f.images.shape.begin() + 1)),
+      "field 'finalObservations.images' rows do not match the segment's images");
+  codec::require_dim(f.state, 0, static_cast<int64_t>(m.final_indices.size()),
+                     "finalObservations.state", "the length of 'finalIndices'");
   const auto cells = static_cast<uint64_t>(m.steps() * m.envs());
   for (size_t i = 0; i < m.final_indices.size(); ++i) {
     const uint32_t idx = m.final_indices[i];
@@ -69,20 +91,23 @@ void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegm
   }
 }
 
+template <class T>
+void require_step_shape(const TensorRef<T>& t, int64_t steps, int64_t envs, const char* name) {
+  codec::require_dim(t, 0, steps, name, "T of 'observations'");
+  codec::require_dim(t, 1, envs, name, "the envs of 'observations'");
+}
+
 }  // namespace
 
 Expected<TrajectorySegment> read(const SegmentFrame& f) {
   return codec::decode<schema::TrajectorySegment>(
       f.bytes(), f.kind, [](schema::TrajectorySegment::Reader r) {
         using codec::read_tensor;
-        using codec::require_dim;
         TrajectorySegment m;
         m.sampler_id = r.getSamplerId();
         m.sequence = r.getSequence();
-        m.observations = read_tensor<float>(r.hasObservations(), r.getObservations(),
-                                            "observations", codec::any_rank);
-        codec::require(m.observations.rank() >= 3,
-                       "field 'observations' needs rank >= 3: [T, envs, obs...]");
+        m.observations =
+            codec::read_observations(r.hasObservations(), r.getObservations(), "observations", 2);
         const int64_t steps = m.steps(), envs = m.envs();
         m.actions = read_tensor<float>(r.hasActions(), r.getActions(), "actions", 3);
         m.rewards = read_tensor<float>(r.hasRewards(), r.getRewards(), "rewards", 2);
@@ -92,29 +117,34 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         m.values = read_tensor<float>(r.hasValues(), r.getValues(), "values", 2);
         m.bootstrap_values = read_tensor<float>(r.hasBootstrapValues(), r.getBootstrapValues(),
                                                 "bootstrapValues", 1);
+        m.success = read_tensor<uint8_t>(r.hasSuccess(), r.getSuccess(), "success", 2);
         for (const auto& [t, name] : {std::pair{&m.actions, "actions"},
                                       {&m.rewards, "rewards"},
                                       {&m.log_probs, "logProbs"},
-                                      {&m.values, "values"}}) {
-          require_dim(*t, 0, steps, name, "T of 'observations'");
-          require_dim(*t, 1, envs, name, "the envs of 'observations'");
-        }
-        for (const auto& [t, name] :
-             {std::pair{&m.terminated, "terminated"}, {&m.truncated, "truncated"}}) {
-          require_dim(*t, 0, steps, name, "T of 'observations'");
-          require_dim(*t, 1, envs, name, "the envs of 'observations'");
-        }
-        require_dim(m.bootstrap_values, 0, envs, "bootstrapValues", "the envs of 'observations'");
+                                      {&m.values, "values"}})
+          require_step_shape(*t, steps, envs, name);
+        for (const auto& [t, name] : {std::pair{&m.terminated, "terminated"},
+                                      {&m.truncated, "truncated"},
+                                      {&m.success, "success"}})
+          require_step_shape(*t, steps, envs, name);
+        codec::require_dim(m.bootstrap_values, 0, envs, "bootstrapValues",
+                           "the envs of 'observations'");
         for (auto v : r.getPolicyVersions()) m.policy_versions.push_back(v);
         codec::require(static_cast<int64_t>(m.policy_versions.size()) == steps,
                        "field 'policyVersions' does not hold one version per step");
-        for (const auto& [t, name] : {std::pair{&m.observations, "observations"},
-                                      {&m.actions, "actions"},
+        for (const auto& [t, name] : {std::pair{&m.actions, "actions"},
                                       {&m.rewards, "rewards"},
                                       {&m.log_probs, "logProbs"},
                                       {&m.values, "values"},
                                       {&m.bootstrap_values, "bootstrapValues"}})
           codec::require_finite(*t, name);
+        if (r.hasValid()) {
+          m.valid = read_tensor<uint8_t>(true, r.getValid(), "valid", 2);
+          require_step_shape(m.valid, steps, envs, "valid");
+        }
+        for (auto g : r.getGroups()) m.groups.push_back(g);
+        codec::require(m.groups.empty() || static_cast<int64_t>(m.groups.size()) == envs,
+                       "field 'groups' does not hold one group per env");
         read_final_observations(r, m);
         return m;
       });

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "messages/frame.hpp"
+#include "messages/observations.hpp"
 #include "messages/tensor_ref.hpp"
 #include "runtime/expected.hpp"
 
@@ -13,7 +14,7 @@ namespace dvla::msg {
 struct TrajectorySegment {
   uint32_t sampler_id = 0;
   uint64_t sequence = 0;
-  TensorRef<float> observations;          // [T, envs, obs...]
+  Observations observations;              // leading dimensions [T, envs]
   TensorRef<float> actions;               // [T, envs, action_dim]
   TensorRef<float> rewards;               // [T, envs]
   TensorRef<uint8_t> terminated;          // [T, envs]
@@ -22,12 +23,17 @@ struct TrajectorySegment {
   TensorRef<float> values;                // [T, envs]
   TensorRef<float> bootstrap_values;      // [envs]
   std::vector<uint64_t> policy_versions;  // [T]
-  TensorRef<float> final_observations;    // [k, obs...]; empty when k == 0
+  Observations final_observations;        // leading dimension [k]; empty when k == 0
   std::vector<uint32_t> final_indices;    // [k] t * envs + env, ascending, each one truncated
+  TensorRef<uint8_t> success;             // [T, envs]
+  TensorRef<uint8_t> valid;               // [T, envs]; empty: every step is valid
+  std::vector<int32_t> groups;            // [envs]; empty: no groups
 
-  int64_t steps() const { return observations.rank() ? observations.dim(0) : 0; }
-  int64_t envs() const { return observations.rank() > 1 ? observations.dim(1) : 0; }
+  int64_t steps() const { return observations.state.rank() ? observations.state.dim(0) : 0; }
+  int64_t envs() const { return observations.state.rank() > 1 ? observations.state.dim(1) : 0; }
   uint64_t oldest_version() const;
+  // Steps that count (all of them unless `valid` says otherwise).
+  int64_t valid_steps() const;
 };
 
 SegmentFrame build(const TrajectorySegment& m);

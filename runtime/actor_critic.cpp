@@ -50,26 +50,25 @@ ActorCritic::ActorCritic(const envs::EnvSpec& spec, const std::vector<int64_t>& 
   if (!space_.is_discrete()) log_std_ = register_parameter("log_std", torch::zeros({space_.dim}));
 }
 
-ActionDistribution ActorCritic::distribution(const torch::Tensor& observations) {
-  return ActionDistribution(space_, actor_->forward(observations.flatten(1)), log_std_);
+ActionDistribution ActorCritic::distribution(const torch::Tensor& state) {
+  return ActionDistribution(space_, actor_->forward(state.flatten(1)), log_std_);
 }
 
-PolicyActions ActorCritic::act(const torch::Tensor& observations, bool deterministic,
+PolicyActions ActorCritic::act(const PolicyInput& input, bool deterministic,
                                at::Generator& generator) {
   torch::NoGradGuard no_grad;
-  const auto d = distribution(observations);
+  const auto d = distribution(input.state);
   auto actions = deterministic ? d.mode() : d.sample(generator);
-  return {actions, d.log_prob(actions), value(observations)};
+  return {actions, d.log_prob(actions), value(input)};
 }
 
-PolicyEvaluation ActorCritic::evaluate(const torch::Tensor& observations,
-                                       const torch::Tensor& actions) {
-  const auto d = distribution(observations);
-  return {d.log_prob(actions), d.entropy(), value(observations)};
+PolicyEvaluation ActorCritic::evaluate(const PolicyInput& input, const torch::Tensor& actions) {
+  const auto d = distribution(input.state);
+  return {d.log_prob(actions), d.entropy(), value(input)};
 }
 
-torch::Tensor ActorCritic::value(const torch::Tensor& observations) {
-  return critic_->forward(observations.flatten(1)).squeeze(-1);
+torch::Tensor ActorCritic::value(const PolicyInput& input) {
+  return critic_->forward(input.state.flatten(1)).squeeze(-1);
 }
 
 std::shared_ptr<Policy> make_actor_critic(const envs::EnvSpec& spec,

@@ -19,14 +19,14 @@ class ActorCritic final : public Policy {
   // Initial parameters are drawn from `seed`, so replicas built with one seed are identical.
   ActorCritic(const envs::EnvSpec& spec, const std::vector<int64_t>& hidden, uint64_t seed);
 
-  PolicyActions act(const torch::Tensor& observations, bool deterministic,
+  // Sees only the float observation (state); images and instructions are ignored.
+  PolicyActions act(const PolicyInput& input, bool deterministic,
                     at::Generator& generator) override;
-  PolicyEvaluation evaluate(const torch::Tensor& observations,
-                            const torch::Tensor& actions) override;
-  torch::Tensor value(const torch::Tensor& observations) override;
+  PolicyEvaluation evaluate(const PolicyInput& input, const torch::Tensor& actions) override;
+  torch::Tensor value(const PolicyInput& input) override;
 
  private:
-  ActionDistribution distribution(const torch::Tensor& observations);
+  ActionDistribution distribution(const torch::Tensor& state);
 
   envs::ActionSpace space_;
   torch::nn::Sequential actor_{nullptr}, critic_{nullptr};

@@ -6,6 +6,7 @@
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/policy.hpp"
+#include "runtime/policy_input.hpp"
 
 namespace dvla {
 
@@ -14,18 +15,14 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   const int episodes = static_cast<int>(env.size());
   env.reset_for_evaluation(seed);
   const auto& spec = env.spec();
-  auto obs_shape = spec.observation_shape;
-  obs_shape.insert(obs_shape.begin(), episodes);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // unused: deterministic
   std::vector<bool> done(static_cast<size_t>(episodes), false);
   int remaining = episodes;
   double length_sum = 0, successes = 0;
   result.returns.assign(static_cast<size_t>(episodes), 0.f);
   while (remaining > 0) {
-    auto& out = env.output();
-    const auto obs =
-        at::from_blob(const_cast<float*>(out.observations.data()), obs_shape, at::kFloat);
-    const auto actions = policy.act(obs, /*deterministic=*/true, generator).actions.contiguous();
+    const auto input = policy_input(env.output(), spec);
+    const auto actions = policy.act(input, /*deterministic=*/true, generator).actions.contiguous();
     env.step(actions.data_ptr<float>());
     for (size_t i = 0; i < done.size(); ++i) {
       if (done[i] || !env.output().episode_ended(i)) continue;

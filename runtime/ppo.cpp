@@ -46,8 +46,8 @@ PpoStats PpoLearner::update(const TrainingBatch& batch) {
       const auto idx = order.narrow(0, start, mb);
       auto adv = batch.advantages.index_select(0, idx);
       if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-      const auto now = policy_.evaluate(batch.observations.index_select(0, idx),
-                                        batch.actions.index_select(0, idx));
+      const auto now =
+          policy_.evaluate(batch.inputs.index_select(idx), batch.actions.index_select(0, idx));
       const auto loss = ppo_loss(now, batch.log_probs.index_select(0, idx), adv,
                                  batch.returns.index_select(0, idx), config_);
       optimizer_->zero_grad();

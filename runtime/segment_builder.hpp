@@ -8,6 +8,7 @@
 #include "envs/batched_env.hpp"
 #include "messages/action_batch.hpp"
 #include "messages/trajectory_segment.hpp"
+#include "runtime/observation_buffer.hpp"
 
 namespace dvla {
 
@@ -15,9 +16,9 @@ class SegmentBuilder {
  public:
   SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps);
 
-  // Records the first half of a step: `observations` ([envs, obs]) as sent to the policy and its
-  // `answer`. Call before stepping the env, which overwrites its observations.
-  void begin_step(const float* observations, const msg::ActionBatch& answer);
+  // Records the first half of a step: what the envs of `before` observe (as sent to the policy)
+  // and the policy's `answer`. Call before stepping the env, which overwrites its observations.
+  void begin_step(const envs::BatchOutput& before, const msg::ActionBatch& answer);
   // Records the env's `outcome` of applying the answer's actions, completing the step.
   void end_step(const envs::BatchOutput& outcome);
 
@@ -30,14 +31,13 @@ class SegmentBuilder {
   msg::SegmentFrame finish(uint32_t sampler_id, uint64_t sequence, const float* bootstrap_values);
 
  private:
-  int64_t envs_, max_steps_, obs_size_, action_dim_;
-  std::vector<int64_t> obs_shape_;
+  int64_t envs_, max_steps_, action_dim_;
   int64_t steps_ = 0;
   bool step_open_ = false;
-  std::vector<float> observations_, actions_, rewards_, log_probs_, values_;
-  std::vector<uint8_t> terminated_, truncated_;
+  ObservationBuffer observations_, finals_;
+  std::vector<float> actions_, rewards_, log_probs_, values_;
+  std::vector<uint8_t> terminated_, truncated_, success_;
   std::vector<uint64_t> versions_;
-  std::vector<float> final_observations_;
   std::vector<uint32_t> final_indices_;
 };
 

@@ -4,6 +4,7 @@
 #include <torch/utils.h>
 
 #include "runtime/gae.hpp"
+#include "runtime/policy_input.hpp"
 #include "runtime/staleness.hpp"
 
 namespace dvla {
@@ -20,7 +21,7 @@ std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& pol
   std::vector<float> out(static_cast<size_t>(s.steps() * s.envs()), 0.f);
   if (s.final_indices.empty()) return out;
   torch::NoGradGuard no_grad;
-  const auto v = policy.value(view_of(s.final_observations, at::kFloat)).contiguous();
+  const auto v = policy.value(policy_input(s.final_observations, 1)).contiguous();
   const float* pv = v.data_ptr<float>();
   for (size_t k = 0; k < s.final_indices.size(); ++k) out[s.final_indices[k]] = pv[k];
   return out;
@@ -31,7 +32,8 @@ std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& pol
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, float gamma, float lambda,
                                   uint64_t learner_version) {
-  std::vector<at::Tensor> obs, actions, log_probs, values, advantages;
+  std::vector<PolicyInput> inputs;
+  std::vector<at::Tensor> actions, log_probs, values, advantages;
   double lag_sum = 0;
   int64_t samples = 0;
   for (const auto& s : segments) {
@@ -50,10 +52,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     in.lambda = lambda;
     auto adv = generalized_advantages(in);
     advantages.push_back(at::from_blob(adv.data(), {T * E}, at::kFloat).clone());
-    auto obs_shape = s.observations.shape;
-    obs_shape.erase(obs_shape.begin());
-    obs_shape[0] = T * E;
-    obs.push_back(view_of(s.observations, at::kFloat).view(obs_shape));
+    inputs.push_back(policy_input(s.observations, 2));
     actions.push_back(view_of(s.actions, at::kFloat).view({T * E, s.actions.dim(2)}));
     log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
     values.push_back(view_of(s.values, at::kFloat).view({T * E}));
@@ -64,7 +63,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
   }
   TrainingBatch b;
   if (segments.empty()) return b;
-  b.observations = at::cat(obs);
+  b.inputs = concatenate(inputs);
   b.actions = at::cat(actions);
   b.log_probs = at::cat(log_probs);
   b.values = at::cat(values);

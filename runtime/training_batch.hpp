@@ -10,7 +10,7 @@
 namespace dvla {
 
 struct TrainingBatch {
-  at::Tensor observations;     // [N, obs...]
+  PolicyInput inputs;          // N rows
   at::Tensor actions;          // [N, action tensor dim]
   at::Tensor log_probs;        // [N] behaviour log-probabilities
   at::Tensor values;           // [N] behaviour critic estimates
@@ -18,7 +18,7 @@ struct TrainingBatch {
   at::Tensor returns;          // [N] advantages + values: the critic's targets
   double policy_lag_mean = 0;  // versions between the behaviour policies and the learner
 
-  int64_t size() const { return observations.defined() ? observations.size(0) : 0; }
+  int64_t size() const { return inputs.state.defined() ? inputs.size() : 0; }
 };
 
 // Computes GAE per segment from the behaviour values (the observation after a truncated step is

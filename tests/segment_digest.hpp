@@ -19,7 +19,10 @@ uint64_t fnv1a(const msg::TensorRef<T>& t, uint64_t h = 1469598103934665603ULL) 
 }
 
 inline std::string digest(const msg::TrajectorySegment& s) {
-  uint64_t h = fnv1a(s.observations);
+  uint64_t h = fnv1a(s.observations.state);
+  h = fnv1a(s.observations.images, h);
+  h = fnv1a(s.observations.instructions, h);
+  h = fnv1a(s.success, h);
   h = fnv1a(s.actions, h);
   h = fnv1a(s.rewards, h);
   h = fnv1a(s.terminated, h);

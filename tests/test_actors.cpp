@@ -48,7 +48,7 @@ inference_actor spawn_cartpole_inference(System& s) {
 
 msg::ObservationFrame observations(int envs, int width = 4) {
   std::vector<float> obs(static_cast<size_t>(envs * width), 0.01f);
-  return msg::build(msg::ObservationBatch{2, 5, {obs.data(), {envs, width}}});
+  return msg::build(msg::ObservationBatch{2, 5, {{obs.data(), {envs, width}}, {}, {}}});
 }
 
 // Sends `request` and returns the answer or the error's description.
@@ -72,7 +72,7 @@ TEST_CASE("a local send delivers the sender's buffer: the same bytes, not a copy
   });
   caf::scoped_actor self{*s.system};
   std::vector<float> big(1 << 16, 1.f);
-  auto frame = msg::build(msg::ObservationBatch{0, 0, {big.data(), {1, 1 << 16}}});
+  auto frame = msg::build(msg::ObservationBatch{0, 0, {{big.data(), {1, 1 << 16}}, {}, {}}});
   const auto sent = reinterpret_cast<uint64_t>(frame.data());
   auto [answer, error] = ask<uint64_t>(self, receiver, frame);
   REQUIRE(answer);

@@ -105,7 +105,7 @@ TEST_CASE("flat parameters: every parameter is a view of the one buffer") {
   }
   for (const auto& p : policy.parameters()) CHECK(p.detach().eq(0.25f).all().item<bool>());
   torch::optim::Adam adam(policy.parameters(), torch::optim::AdamOptions(0.1));
-  auto obs = at::randn({4, 4});
+  PolicyInput obs{at::randn({4, 4}), {}, {}};
   policy.evaluate(obs, at::zeros({4, 1})).values.sum().backward();
   adam.step();
   CHECK_FALSE(flat.flat().eq(0.25f).all().item<bool>());
@@ -124,7 +124,7 @@ TEST_CASE("flat parameters load an update in one copy and refuse a foreign manif
   REQUIRE(fb.load(*update));
   CHECK(at::equal(fa.flat(), fb.flat()));
   CHECK(fb.flat().data_ptr<float>() == buffer);  // copied into place, not re-allocated
-  auto obs = at::randn({3, 4});
+  PolicyInput obs{at::randn({3, 4}), {}, {}};
   CHECK(at::allclose(a.value(obs), b.value(obs)));
   auto refused = fo.load(*update);
   REQUIRE_FALSE(refused);
@@ -138,7 +138,7 @@ TEST_CASE("actor-critic: same seed, same parameters; sampling follows the genera
   CHECK(at::equal(fa.flat(), fb.flat()));
   auto g1 = at::make_generator<at::CPUGeneratorImpl>(1),
        g2 = at::make_generator<at::CPUGeneratorImpl>(1);
-  auto obs = at::randn({64, 4});
+  PolicyInput obs{at::randn({64, 4}), {}, {}};
   auto x = a.act(obs, false, g1), y = b.act(obs, false, g2);
   CHECK(at::equal(x.actions, y.actions));
   CHECK(x.actions.sizes() == at::IntArrayRef({64, 1}));

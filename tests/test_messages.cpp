@@ -41,13 +41,18 @@ struct SegmentData {
                      rewards = iota<float>(6, 1.f), log_probs = iota<float>(6, -3.f),
                      values = iota<float>(6, 0.5f), bootstrap = {7.f, 8.f, 9.f},
                      final_obs = {1.f, 2.f, 3.f, 4.f};
-  std::vector<uint8_t> terminated = {0, 1, 0, 0, 0, 0}, truncated = {0, 0, 0, 0, 0, 1};
+  std::vector<uint8_t> terminated = {0, 1, 0, 0, 0, 0}, truncated = {0, 0, 0, 0, 0, 1},
+                       success = {0, 1, 0, 0, 0, 0}, images = iota<uint8_t>(2 * 3 * 2 * 2 * 2 * 3),
+                       final_images = iota<uint8_t>(2 * 2 * 2 * 3, 7);
+  std::vector<int32_t> tokens = iota<int32_t>(2 * 3 * 5), final_tokens = iota<int32_t>(5, 3);
 
   TrajectorySegment segment() const {
     TrajectorySegment s;
     s.sampler_id = 3;
     s.sequence = 11;
-    s.observations = {obs.data(), {2, 3, 4}};
+    s.observations.state = {obs.data(), {2, 3, 4}};
+    s.observations.images = {images.data(), {2, 3, 2, 2, 2, 3}};  // two 2x2 cameras
+    s.observations.instructions = {tokens.data(), {2, 3, 5}};
     s.actions = {actions.data(), {2, 3, 1}};
     s.rewards = {rewards.data(), {2, 3}};
     s.terminated = {terminated.data(), {2, 3}};
@@ -56,7 +61,10 @@ struct SegmentData {
     s.values = {values.data(), {2, 3}};
     s.bootstrap_values = {bootstrap.data(), {3}};
     s.policy_versions = {4, 5};
-    s.final_observations = {final_obs.data(), {1, 4}};
+    s.final_observations.state = {final_obs.data(), {1, 4}};
+    s.final_observations.images = {final_images.data(), {1, 2, 2, 2, 3}};
+    s.final_observations.instructions = {final_tokens.data(), {1, 5}};
+    s.success = {success.data(), {2, 3}};
     s.final_indices = {5};
     return s;
   }
@@ -66,17 +74,26 @@ struct SegmentData {
 
 TEST_CASE("observation batch round-trips") {
   auto obs = iota<float>(2 * 5, -1.f);
-  ObservationBatch in{7, 42, {obs.data(), {2, 5}}};
+  auto images = iota<uint8_t>(2 * 1 * 4 * 4 * 3);
+  auto tokens = iota<int32_t>(2 * 6);
+  ObservationBatch in;
+  in.sampler_id = 7;
+  in.sequence = 42;
+  in.observations = {
+      {obs.data(), {2, 5}}, {images.data(), {2, 1, 4, 4, 3}}, {tokens.data(), {2, 6}}};
   auto frame = build(in);
   CHECK(reinterpret_cast<uintptr_t>(frame.data()) % 8 == 0);
   auto out = read(frame);
   REQUIRE(out);
   CHECK(out->sampler_id == 7);
   CHECK(out->sequence == 42);
-  CHECK(out->observations.shape == std::vector<int64_t>{2, 5});
-  CHECK(same(out->observations, obs));
+  CHECK(out->observations.state.shape == std::vector<int64_t>{2, 5});
+  CHECK(same(out->observations.state, obs));
+  CHECK(same(out->observations.images, images));
+  CHECK(same(out->observations.instructions, tokens));
+  CHECK(out->envs() == 2);
   // Read in place: the values live inside the frame's bytes.
-  const auto* p = reinterpret_cast<const std::byte*>(out->observations.data);
+  const auto* p = reinterpret_cast<const std::byte*>(out->observations.images.data);
   CHECK((p >= frame.data() && p < frame.data() + frame.size()));
 }
 
@@ -102,7 +119,10 @@ TEST_CASE("trajectory segment round-trips") {
   CHECK(out->sequence == 11);
   CHECK(out->steps() == 2);
   CHECK(out->envs() == 3);
-  CHECK(same(out->observations, d.obs));
+  CHECK(same(out->observations.state, d.obs));
+  CHECK(same(out->observations.images, d.images));
+  CHECK(same(out->observations.instructions, d.tokens));
+  CHECK(same(out->success, d.success));
   CHECK(same(out->actions, d.actions));
   CHECK(same(out->rewards, d.rewards));
   CHECK(same(out->terminated, d.terminated));
@@ -113,7 +133,10 @@ TEST_CASE("trajectory segment round-trips") {
   CHECK(out->policy_versions == std::vector<uint64_t>{4, 5});
   CHECK(out->oldest_version() == 4);
   CHECK(out->final_indices == std::vector<uint32_t>{5});
-  CHECK(same(out->final_observations, d.final_obs));
+  CHECK(same(out->final_observations.state, d.final_obs));
+  CHECK(same(out->final_observations.images, d.final_images));
+  CHECK(same(out->final_observations.instructions, d.final_tokens));
+  CHECK(out->valid_steps() == 6);
 }
 
 TEST_CASE("weight update round-trips") {
@@ -175,11 +198,13 @@ TEST_CASE("garbage frames are rejected, never crash") {
   }
   // A frame of a different kind is not a valid segment either.
   auto obs = iota<float>(4);
-  auto wrong = build(ObservationBatch{0, 0, {obs.data(), {1, 4}}});
+  ObservationBatch batch;
+  batch.observations.state = {obs.data(), {1, 4}};
+  auto wrong = build(batch);
   auto out = read(frame_of<SegmentFrame>(wrong.data(), wrong.size()));
   REQUIRE_FALSE(out);
   CHECK(out.error().message() ==
-        "trajectory segment: field 'observations' needs rank >= 3: [T, envs, obs...]");
+        "trajectory segment: field 'observations.state' has shape [1,4], expected rank at least 3");
 }
 
 TEST_CASE("shape-inconsistent frames are rejected naming the field") {
@@ -198,6 +223,29 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
     REQUIRE_FALSE(out);
     CHECK(out.error().message().find("policyVersions") != std::string::npos);
   }
+  SUBCASE("images for a different number of steps than the state") {
+    auto s = d.segment();
+    s.observations.images.shape = {1, 6, 2, 2, 2, 3};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("'observations.images'") != std::string::npos);
+  }
+  SUBCASE("images that are not RGB") {
+    auto s = d.segment();
+    s.observations.images.shape = {2, 3, 2, 2, 3, 2};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("is not RGB") != std::string::npos);
+  }
+  SUBCASE("a negative token id") {
+    auto s = d.segment();
+    auto tokens = d.tokens;
+    tokens[4] = -2;
+    s.observations.instructions.data = tokens.data();
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("negative token id") != std::string::npos);
+  }
   SUBCASE("a final observation for a step that was not truncated") {
     auto s = d.segment();
     s.final_indices = {2};
@@ -208,7 +256,7 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
   SUBCASE("data that does not match its shape") {
     capnp::MallocMessageBuilder b;
     auto root = b.initRoot<schema::TrajectorySegment>();
-    auto t = root.initObservations();
+    auto t = root.initObservations().initState();
     t.setDtype(schema::DType::FLOAT32);
     auto shape = t.initShape(3);
     shape.set(0, 2);
@@ -228,7 +276,7 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
   }
   SUBCASE("a shape whose element count overflows") {
     capnp::MallocMessageBuilder b;
-    auto t = b.initRoot<schema::TrajectorySegment>().initObservations();
+    auto t = b.initRoot<schema::TrajectorySegment>().initObservations().initState();
     t.setDtype(schema::DType::FLOAT32);
     auto shape = t.initShape(4);
     for (unsigned i = 0; i < 4; ++i) shape.set(i, 0xFFFFFFFFu);
@@ -252,10 +300,10 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
 
 TEST_CASE("non-finite numbers are rejected") {
   std::vector<float> obs = {0.f, std::numeric_limits<float>::quiet_NaN(), 1.f, 2.f};
-  auto out = read(build(ObservationBatch{0, 0, {obs.data(), {1, 4}}}));
+  auto out = read(build(ObservationBatch{0, 0, {{obs.data(), {1, 4}}, {}, {}}}));
   REQUIRE_FALSE(out);
   CHECK(out.error().message() ==
-        "observation batch: field 'observations' holds a non-finite value at element 1");
+        "observation batch: field 'observations.state' holds a non-finite value at element 1");
   auto a = iota<float>(2), lp = iota<float>(2);
   std::vector<float> v = {1.f, std::numeric_limits<float>::infinity()};
   auto act =
@@ -266,7 +314,7 @@ TEST_CASE("non-finite numbers are rejected") {
 
 TEST_CASE("copies of a frame share its bytes") {
   auto obs = iota<float>(4);
-  auto a = build(ObservationBatch{0, 0, {obs.data(), {1, 4}}});
+  auto a = build(ObservationBatch{0, 0, {{obs.data(), {1, 4}}, {}, {}}});
   auto b = a;
   CHECK(a.data() == b.data());
   CHECK(a.bytes().use_count() == 2);

@@ -93,7 +93,12 @@ TEST_CASE("a segment frame crosses to another process over the middleman and dec
   msg::TrajectorySegment s;
   s.sampler_id = 4;
   s.sequence = 1234;
-  s.observations = {obs.data(), {T, E, O}};
+  std::vector<uint8_t> images(T * E * 16 * 16 * 3), success(T * E, 0);
+  for (auto& px : images) px = static_cast<uint8_t>(rng());
+  std::vector<int32_t> tokens(T * E * 12, 7);
+  s.observations = {
+      {obs.data(), {T, E, O}}, {images.data(), {T, E, 1, 16, 16, 3}}, {tokens.data(), {T, E, 12}}};
+  s.success = {success.data(), {T, E}};
   s.actions = {actions.data(), {T, E, 1}};
   s.rewards = {rewards.data(), {T, E}};
   s.terminated = {terminated.data(), {T, E}};

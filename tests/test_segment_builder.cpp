@@ -2,7 +2,10 @@
 // learner expects them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "envs/synthetic.hpp"
+#include "envs/tabletop/tabletop_batch.hpp"
 #include "runtime/segment_builder.hpp"
 
 using namespace dvla;
@@ -20,7 +23,7 @@ TEST_CASE("segments hold every step, the behaviour versions and truncated last o
     msg::ActionBatch answer{
         0, t, 10 + t, {actions.data(), {2, 1}}, {log_probs.data(), {2}}, {values.data(), {2}}};
     seen.push_back(env.output().observations);
-    builder.begin_step(env.output().observations.data(), answer);
+    builder.begin_step(env.output(), answer);
     env.step(actions.data());
     builder.end_step(env.output());
   }
@@ -36,11 +39,12 @@ TEST_CASE("segments hold every step, the behaviour versions and truncated last o
   CHECK(s->envs() == 2);
   CHECK(s->policy_versions == std::vector<uint64_t>{10, 11, 12, 13});
   for (int t = 0; t < 4; ++t)
-    for (int k = 0; k < 4; ++k) CHECK(s->observations.data[t * 4 + k] == seen[t][k]);
+    for (int k = 0; k < 4; ++k) CHECK(s->observations.state.data[t * 4 + k] == seen[t][k]);
   // Both envs hit the 3-step limit on step 2 (index 2 * envs + env).
   CHECK(s->final_indices == std::vector<uint32_t>{4, 5});
   CHECK(s->truncated.data[4] == 1);
-  CHECK(s->final_observations.shape == std::vector<int64_t>{2, 2});
+  CHECK(s->final_observations.state.shape == std::vector<int64_t>{2, 2});
+  CHECK_FALSE(s->observations.has_images());
   CHECK(s->bootstrap_values.data[1] == 6);
 }
 
@@ -52,11 +56,48 @@ TEST_CASE("a partial segment can be finished; misuse is refused") {
   CHECK_THROWS_AS(builder.finish(0, 0, &zero), std::logic_error);
   std::vector<float> a = {0}, lp = {0}, v = {0};
   msg::ActionBatch answer{0, 0, 0, {a.data(), {1, 1}}, {lp.data(), {1}}, {v.data(), {1}}};
-  builder.begin_step(env.output().observations.data(), answer);
-  CHECK_THROWS_AS(builder.begin_step(env.output().observations.data(), answer), std::logic_error);
+  builder.begin_step(env.output(), answer);
+  CHECK_THROWS_AS(builder.begin_step(env.output(), answer), std::logic_error);
   env.step(a.data());
   builder.end_step(env.output());
   auto s = msg::read(builder.finish(0, 0, &zero));
   REQUIRE(s);
   CHECK(s->steps() == 1);
+}
+
+TEST_CASE("tabletop segments carry images, instructions, success and truncated last frames") {
+  envs::tabletop::TabletopConfig c;
+  c.suite = "lift";
+  c.image_size = 16;
+  c.threads = 1;
+  envs::tabletop::TabletopBatch env(c, 2);
+  env.reset({5, 6});
+  const int horizon = envs::tabletop::horizon(envs::tabletop::Family::lift);
+  SegmentBuilder builder(env.spec(), 2, horizon);
+  std::vector<float> actions(2 * 7, 0.f), log_probs = {0, 0}, values = {0, 0};
+  std::vector<uint8_t> first_images = env.output().images, last_images;
+  const auto first_tokens = env.output().instruction_tokens;
+  for (int t = 0; t < horizon; ++t) {
+    msg::ActionBatch answer{
+        0, 0, 1, {actions.data(), {2, 7}}, {log_probs.data(), {2}}, {values.data(), {2}}};
+    builder.begin_step(env.output(), answer);
+    env.step(actions.data());
+    builder.end_step(env.output());
+    if (t == horizon - 1) last_images = env.output().final_images;
+  }
+  const float bootstrap[2] = {0, 0};
+  auto s = msg::read(builder.finish(0, 0, bootstrap));
+  REQUIRE(s);
+  const auto per_step = env.spec().image_size() * 2;
+  CHECK(s->observations.images.shape == std::vector<int64_t>{horizon, 2, 2, 16, 16, 3});
+  CHECK(std::equal(first_images.begin(), first_images.end(), s->observations.images.data));
+  CHECK(std::equal(first_tokens.begin(), first_tokens.end(), s->observations.instructions.data));
+  // Zero actions never succeed: both episodes run into the horizon at the last step.
+  CHECK(std::count(s->success.data, s->success.data + s->success.numel(), 1) == 0);
+  CHECK(s->final_indices ==
+        std::vector<uint32_t>{uint32_t(2 * horizon - 2), uint32_t(2 * horizon - 1)});
+  CHECK(std::equal(last_images.begin(), last_images.end(), s->final_observations.images.data));
+  CHECK(std::equal(first_tokens.begin(), first_tokens.end(),
+                   s->final_observations.instructions.data));
+  CHECK(per_step > 0);
 }

@@ -88,7 +88,6 @@ class Workload {
   std::vector<float> actions_;
 };
 
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];

@@ -16,10 +16,12 @@
 #include "envs/tabletop/gl_context.hpp"
 #include "envs/tabletop/scripted_expert.hpp"
 #include "envs/tabletop/tabletop_env.hpp"
+#include "envs/tabletop/vocabulary.hpp"
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/graph_parts.hpp"
 #include "runtime/policy.hpp"
+#include "runtime/policy_input.hpp"
 #include "runtime/weights_file.hpp"
 
 namespace {
@@ -104,8 +106,9 @@ Expected<Options> parse(int argc, char** argv) {
   return o;
 }
 
-// The policy of a dvla-ppo run: its config builds the model, its final weights fill it.
-Expected<Controller> trained_policy(const std::string& dir) {
+// The policy of a dvla-ppo run: its config builds the model, its final weights fill it. It sees
+// what it was trained on: images rendered with the run's camera settings, and the instruction.
+Expected<Controller> trained_policy(const std::string& dir, const Scene& scene) {
   Config config;
   const auto root = std::filesystem::path(dir);
   if (auto s = load_config_file(config, (root / "config.txt").string()); !s) return s.error();
@@ -113,24 +116,36 @@ Expected<Controller> trained_policy(const std::string& dir) {
     return Error("run '" + dir + "' trained on env '" + config.env.name + "', not tabletop");
   auto weights = load_weights((root / "final.weights").string());
   if (!weights) return weights.error();
-  auto update = msg::read(*weights);
-  std::shared_ptr<Policy> policy =
-      default_graph_parts(config).make_policy(envs::spec_of(config.env));
+  const auto spec = envs::spec_of(config.env);
+  std::shared_ptr<Policy> policy = default_graph_parts(config).make_policy(spec);
   auto flat = std::make_shared<FlatParameters>(*policy);
-  if (auto s = flat->load(*update); !s) return s.error();
+  if (auto s = flat->load(*msg::read(*weights)); !s) return s.error();
+  const auto& t = config.env.tabletop;
+  std::shared_ptr<CameraRenderer> eyes;
+  if (spec.image_size() > 0) {
+    auto r = CameraRenderer::create(scene, {t.image_size, t.front_camera, t.wrist_camera});
+    if (!r) return r.error();
+    eyes = std::move(*r);
+  }
   auto generator = std::make_shared<at::Generator>(at::make_generator<at::CPUGeneratorImpl>(1));
-  return Controller([policy, flat, generator](TabletopEnv& env) {
-    float proprio[proprio_size];
-    env.proprioception(proprio);
-    const auto obs = at::from_blob(proprio, {1, proprio_size}, at::kFloat);
-    const auto a = policy->act(obs, /*deterministic=*/true, *generator).actions.contiguous();
+  return Controller([policy, flat, eyes, spec, generator](TabletopEnv& env) {
+    envs::BatchOutput seen;
+    seen.resize(1, spec);
+    env.proprioception(seen.observations.data());
+    if (eyes)
+      if (auto s = eyes->render(env.data(), seen.images.data()); !s)
+        throw std::runtime_error(s.error().message());
+    const auto tokens = tokenize(instruction(env.task()));
+    std::copy(tokens.begin(), tokens.end(), seen.instruction_tokens.begin());
+    const auto a = policy->act(policy_input(seen, spec), /*deterministic=*/true, *generator)
+                       .actions.contiguous();
     Action out;
     std::copy_n(a.data_ptr<float>(), action_size, out.begin());
     return out;
   });
 }
 
-Expected<Controller> controller(const Options& o, const Task& task) {
+Expected<Controller> controller(const Options& o, const Task& task, const Scene& scene) {
   if (o.policy == "scripted") {
     auto expert = std::make_shared<ScriptedExpert>(task);
     return Controller([expert](TabletopEnv& env) { return expert->act(env.state()); });
@@ -145,7 +160,7 @@ Expected<Controller> controller(const Options& o, const Task& task) {
     });
   }
   if (o.policy == "zero") return Controller([](TabletopEnv&) { return Action{}; });
-  return trained_policy(o.policy);
+  return trained_policy(o.policy, scene);
 }
 
 // Pastes a w x h RGB image into the canvas at (x, y).
@@ -159,13 +174,13 @@ void paste(std::vector<uint8_t>& canvas, int canvas_width, const uint8_t* image,
 int render(const Options& o) {
   auto task = parse_task(o.task);
   if (!task) return fmt::print(stderr, "dvla-render: {}\n", task.error().message()), 2;
-  auto act = controller(o, *task);
-  if (!act) return fmt::print(stderr, "dvla-render: {}\n", act.error().message()), 2;
   const InitialState start = o.eval_state >= 0 ? evaluation_states(*task, o.eval_state + 1).back()
                                                : InitialState{*task, o.seed};
   auto gl = GlContext::create_current();
   if (!gl) return fmt::print(stderr, "dvla-render: {}\n", gl.error().message()), 1;
   auto scene = Scene::load();
+  auto act = controller(o, *task, *scene);
+  if (!act) return fmt::print(stderr, "dvla-render: {}\n", act.error().message()), 2;
   TabletopEnv env(scene);
   env.reset(start);
 

@@ -256,6 +256,11 @@ void TabletopBatch::step_env(size_t i, const float* action) {
   if (!r.terminated && !r.truncated) return observe(i);
   out_.episode_ends[i] = EpisodeEnd{returns_[i], env.steps(), r.success};
   env.proprioception(out_.final_observations.data() + i * proprio_size);
+  // A truncated episode is bootstrapped from its last observation: render it before the reset.
+  const auto image_bytes = static_cast<size_t>(spec_.image_size());
+  if (r.truncated && image_bytes > 0)
+    if (auto s = workers_->render(i, env.data(), out_.final_images.data() + i * image_bytes); !s)
+      throw std::runtime_error(s.error().message());
   const uint64_t seed = next_seed(seeds_[i]);
   start(i, training_state(suite_, seed), seed);
 }
