@@ -65,8 +65,13 @@ std::vector<Field> fields(Config& c) {
        &c.graph.torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
+      {"model.policy", "policy: auto | mlp | vla | torchscript (auto: vla for envs with images)",
+       &c.model.policy},
       {"model.hidden", "hidden layer widths of the MLP actor-critic, comma-separated",
        &c.model.hidden},
+      {"model.preset", "VLA size: tiny | small | base | large", &c.model.preset},
+      {"model.torchscript", "TorchScript policy file (model.policy=torchscript)",
+       &c.model.torchscript},
       {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
@@ -235,6 +240,14 @@ Status validate(const Config& c) {
   if (c.graph.inference_replicas < 1) return fail("graph.inference_replicas must be at least 1");
   if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
+  if (c.model.policy != "auto" && c.model.policy != "mlp" && c.model.policy != "vla" &&
+      c.model.policy != "torchscript")
+    return fail("model.policy '" + c.model.policy + "' is not auto, mlp, vla or torchscript");
+  if (c.model.preset != "tiny" && c.model.preset != "small" && c.model.preset != "base" &&
+      c.model.preset != "large")
+    return fail("model.preset '" + c.model.preset + "' is not tiny, small, base or large");
+  if (c.model.policy == "torchscript" && c.model.torchscript.empty())
+    return fail("model.policy torchscript needs model.torchscript, the module's file");
   if (c.model.hidden.empty()) return fail("model.hidden needs at least one layer");
   for (auto h : c.model.hidden)
     if (h < 1) return fail("model.hidden widths must be positive");

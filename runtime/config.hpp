@@ -34,7 +34,11 @@ struct GraphConfig {
 };
 
 struct ModelConfig {
-  std::vector<int64_t> hidden = {64, 64};
+  std::string policy = "auto";  // auto | mlp | vla | torchscript; auto: vla for envs with
+                                // images or an instruction, mlp otherwise
+  std::vector<int64_t> hidden = {64, 64};  // mlp
+  std::string preset = "small";            // vla: tiny | small | base | large
+  std::string torchscript;                 // torchscript: path of the module file
 };
 
 struct Config {

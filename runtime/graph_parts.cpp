@@ -1,6 +1,6 @@
 #include "runtime/graph_parts.hpp"
 
-#include "runtime/actor_critic.hpp"
+#include "runtime/policy_factory.hpp"
 
 namespace dvla {
 
@@ -9,10 +9,12 @@ GraphParts default_graph_parts(const Config& config) {
   const auto env = config.env;
   parts.env_spec = [env] { return envs::spec_of(env); };
   parts.make_env = [env](uint32_t, size_t n) { return envs::make_batched_env(env, n); };
-  const auto hidden = config.model.hidden;
+  const auto model = config.model;
   const auto seed = config.run.seed;
-  parts.make_policy = [hidden, seed](const envs::EnvSpec& spec) {
-    return make_actor_critic(spec, hidden, seed);
+  parts.make_policy = [model, seed](const envs::EnvSpec& spec) {
+    auto policy = make_policy(model, spec, seed);
+    if (!policy) throw Failure(policy.error());
+    return *policy;
   };
   return parts;
 }

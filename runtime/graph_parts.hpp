@@ -21,7 +21,8 @@ struct GraphParts {
   std::function<std::shared_ptr<Policy>(const envs::EnvSpec&)> make_policy;
 };
 
-// The built-in parts for `config`: its env, and the MLP actor-critic seeded with its seed.
+// The built-in parts for `config`: its env, and the policy model.policy names, seeded with its
+// seed (make_policy throws dvla::Failure for a bad model setting).
 GraphParts default_graph_parts(const Config& config);
 
 }  // namespace dvla

@@ -1,0 +1,21 @@
+#include "runtime/policy_factory.hpp"
+
+#include "runtime/actor_critic.hpp"
+#include "runtime/vla_policy.hpp"
+
+namespace dvla {
+
+Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const envs::EnvSpec& spec,
+                                              uint64_t seed) {
+  std::string kind = model.policy;
+  if (kind == "auto") kind = spec.image_size() > 0 || spec.instruction_length > 0 ? "vla" : "mlp";
+  if (kind == "mlp") return make_actor_critic(spec, model.hidden, seed);
+  if (kind == "vla") {
+    auto size = vla_preset(model.preset);
+    if (!size) return size.error();
+    return std::shared_ptr<Policy>(std::make_shared<VlaPolicy>(spec, *size, seed));
+  }
+  return Error("model.policy '" + kind + "' is not available here");
+}
+
+}  // namespace dvla
