@@ -37,7 +37,7 @@ void BatchOutput::resize(size_t envs, const EnvSpec& spec) {
   final_images.assign(envs * static_cast<size_t>(spec.image_size()), 0);
   instruction_tokens.assign(envs * static_cast<size_t>(spec.instruction_length), 0);
   instructions.assign(spec.instruction_length > 0 ? envs : 0, std::string());
-  task_ids.assign(spec.instruction_length > 0 ? envs : 0, 0);
+  task_ids.assign(spec.task_names.empty() ? 0 : envs, 0);
 }
 
 void check_actions(const ActionSpace& space, const float* actions, size_t envs) {

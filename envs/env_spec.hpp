@@ -29,6 +29,9 @@ struct EnvSpec {
   std::vector<int64_t> image_shape;  // per env [cameras, height, width, 3] uint8; empty: none
   int64_t instruction_length = 0;    // token ids per env; 0: no instruction
   int64_t vocabulary_size = 0;       // token ids are below this
+  // Envs with several tasks name them; BatchOutput::task_ids index this. A task's family is its
+  // name up to the first '/' ("stack/red-on-blue" is of family "stack").
+  std::vector<std::string> task_names;
 
   int64_t image_size() const {
     int64_t n = image_shape.empty() ? 0 : 1;

@@ -20,6 +20,10 @@ std::string_view kind_name(Kind k) noexcept {
       return "control command";
     case Kind::metrics:
       return "metrics";
+    case Kind::dataset_header:
+      return "dataset header";
+    case Kind::demonstration:
+      return "demonstration";
   }
   return "unknown message";
 }

@@ -19,6 +19,8 @@ enum class Kind : uint8_t {
   version_announcement,
   control_command,
   metrics,
+  dataset_header,
+  demonstration,
 };
 
 std::string_view kind_name(Kind k) noexcept;
@@ -41,6 +43,8 @@ class Bytes {
   bool empty() const noexcept { return size_ == 0; }
   // How many frames share these bytes (for tests and diagnostics).
   long use_count() const noexcept { return owner_.use_count(); }
+  // What keeps the bytes alive, to adopt a part of them as Bytes of their own.
+  const std::shared_ptr<const void>& owner() const noexcept { return owner_; }
 
  private:
   std::shared_ptr<const void> owner_;
@@ -72,5 +76,7 @@ using WeightsFrame = Frame<Kind::weight_update>;
 using VersionFrame = Frame<Kind::version_announcement>;
 using ControlFrame = Frame<Kind::control_command>;
 using MetricsFrame = Frame<Kind::metrics>;
+using DatasetHeaderFrame = Frame<Kind::dataset_header>;
+using DemonstrationFrame = Frame<Kind::demonstration>;
 
 }  // namespace dvla::msg

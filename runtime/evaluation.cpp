@@ -10,11 +10,19 @@
 
 namespace dvla {
 
+namespace {
+
+std::string family_of(const std::string& task) { return task.substr(0, task.find('/')); }
+
+}  // namespace
+
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed) {
   EvaluationResult result;
   const int episodes = static_cast<int>(env.size());
   env.reset_for_evaluation(seed);
   const auto& spec = env.spec();
+  // Each env runs one episode: its task is the one it starts with.
+  const std::vector<int32_t> tasks = env.output().task_ids;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // unused: deterministic
   std::vector<bool> done(static_cast<size_t>(episodes), false);
   int remaining = episodes;
@@ -32,6 +40,13 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
       result.returns[i] = end.episode_return;
       length_sum += end.episode_length;
       successes += end.success ? 1 : 0;
+      if (tasks.empty()) continue;
+      const auto& name = spec.task_names.at(static_cast<size_t>(tasks[i]));
+      for (auto* count : {&result.per_task[name], &result.per_family[family_of(name)]}) {
+        ++count->episodes;
+        count->successes += end.success;
+        count->length_sum += end.episode_length;
+      }
     }
   }
   result.episodes = episodes;

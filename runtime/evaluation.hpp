@@ -2,6 +2,8 @@
 // Evaluation: the policy's deterministic (most likely) actions on fresh episodes, never used for
 // training.
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "envs/batched_env.hpp"
@@ -13,12 +15,22 @@ namespace dvla {
 
 class Policy;
 
+struct SuccessCount {
+  int episodes = 0;
+  int successes = 0;
+  double length_sum = 0;
+  double rate() const { return episodes ? static_cast<double>(successes) / episodes : 0.0; }
+  double mean_length() const { return episodes ? length_sum / episodes : 0.0; }
+};
+
 struct EvaluationResult {
   int episodes = 0;
   double mean_return = 0;
   double mean_length = 0;
   double success_rate = 0;
   std::vector<float> returns;
+  // Envs with named tasks: success by task name and by family.
+  std::map<std::string, SuccessCount> per_task, per_family;
 };
 
 // Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation).

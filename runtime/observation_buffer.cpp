@@ -30,6 +30,18 @@ void ObservationBuffer::put(int64_t row, const envs::BatchOutput& out) {
   rows_ = std::max(rows_, row + envs);
 }
 
+void ObservationBuffer::append(const envs::BatchOutput& out, size_t env) {
+  grow(rows_ + 1);
+  const auto e = static_cast<int64_t>(env);
+  std::copy_n(out.observations.begin() + e * state_size_, state_size_,
+              state_.begin() + rows_ * state_size_);
+  std::copy_n(out.images.begin() + e * image_size_, image_size_,
+              images_.begin() + rows_ * image_size_);
+  std::copy_n(out.instruction_tokens.begin() + e * token_count_, token_count_,
+              tokens_.begin() + rows_ * token_count_);
+  ++rows_;
+}
+
 void ObservationBuffer::append_final(const envs::BatchOutput& out, size_t env,
                                      const int32_t* tokens) {
   grow(rows_ + 1);

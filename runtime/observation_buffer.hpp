@@ -20,6 +20,8 @@ class ObservationBuffer {
 
   // Copies what every env of `out` observes now into rows [row, row + envs).
   void put(int64_t row, const envs::BatchOutput& out);
+  // Appends what env `env` of `out` observes now.
+  void append(const envs::BatchOutput& out, size_t env);
   // Appends env `env`'s last observation before its auto-reset (final_observations and
   // final_images of `out`), with `tokens` as its instruction (the ended episode's).
   void append_final(const envs::BatchOutput& out, size_t env, const int32_t* tokens);

@@ -145,18 +145,24 @@ torch::Tensor VlaPolicy::features(const PolicyInput& input) {
   return trunk_->forward(torch::cat(parts, 1));
 }
 
+torch::Tensor VlaPolicy::log_std() const {
+  // Bounded: behaviour cloning would otherwise shrink the spread of always-zero action dimensions
+  // (roll, pitch) without limit, and RL needs some exploration left.
+  return log_std_.defined() ? log_std_.clamp(min_log_std, max_log_std) : log_std_;
+}
+
 PolicyActions VlaPolicy::act(const PolicyInput& input, bool deterministic,
                              at::Generator& generator) {
   torch::NoGradGuard no_grad;
   const auto f = features(input);
-  const ActionDistribution d(spec_.action, mean_->forward(f), log_std_);
+  const ActionDistribution d(spec_.action, mean_->forward(f), log_std());
   auto actions = deterministic ? d.mode() : d.sample(generator);
   return {actions, d.log_prob(actions), value_->forward(f).squeeze(-1)};
 }
 
 PolicyEvaluation VlaPolicy::evaluate(const PolicyInput& input, const torch::Tensor& actions) {
   const auto f = features(input);
-  const ActionDistribution d(spec_.action, mean_->forward(f), log_std_);
+  const ActionDistribution d(spec_.action, mean_->forward(f), log_std());
   return {d.log_prob(actions), d.entropy(), value_->forward(f).squeeze(-1)};
 }
 

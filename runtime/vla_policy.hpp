@@ -43,7 +43,10 @@ class VlaPolicy final : public Policy {
   PolicyEvaluation evaluate(const PolicyInput& input, const torch::Tensor& actions) override;
   torch::Tensor value(const PolicyInput& input) override;
 
+  static constexpr double min_log_std = -2.0, max_log_std = 0.5;
+
  private:
+  torch::Tensor log_std() const;
   torch::Tensor features(const PolicyInput& input);                               // [N, trunk]
   torch::Tensor instruction(const torch::Tensor& tokens);                         // [N, embedding]
   torch::Tensor see(const torch::Tensor& images, const torch::Tensor& language);  // [N, keypoints]

@@ -106,6 +106,10 @@ InitialState training_state(const Suite& suite, uint64_t seed) {
   return s;
 }
 
+InitialState training_start(const Task& task, uint64_t seed) {
+  return {task, next_seed(seed ^ (static_cast<uint64_t>(task_id(task)) << 32)) & ~evaluation_bit};
+}
+
 bool is_evaluation_seed(uint64_t layout_seed) { return (layout_seed & evaluation_bit) != 0; }
 
 std::vector<InitialState> evaluation_states(const Task& task, int count) {

@@ -36,6 +36,8 @@ struct InitialState {
 // bit clear. Evaluation states have it set, so training never produces an evaluation state.
 InitialState training_state(const Suite& suite, uint64_t seed);
 bool is_evaluation_seed(uint64_t layout_seed);
+// A training start of a given task (demonstrations record these).
+InitialState training_start(const Task& task, uint64_t seed);
 
 // The fixed evaluation states of `task`: `count` of them, the same in every run of this version.
 // Changing the layout sampler changes them: bump the version with it.

@@ -162,6 +162,7 @@ EnvSpec env_spec(const TabletopConfig& config) {
   if (cameras > 0) spec.image_shape = {cameras, config.image_size, config.image_size, 3};
   spec.instruction_length = instruction_length;
   spec.vocabulary_size = static_cast<int64_t>(vocabulary().size());
+  for (const auto& t : all_tasks()) spec.task_names.push_back(task_name(t));
   return spec;
 }
 

@@ -1,0 +1,38 @@
+#pragma once
+// Demonstrations: recorded episodes (observations and actions) for supervised fine-tuning, and
+// the header of the dataset file that holds them.
+#include <cstdint>
+#include <string>
+
+#include "messages/frame.hpp"
+#include "messages/observations.hpp"
+#include "runtime/expected.hpp"
+
+namespace dvla::msg {
+
+struct DatasetHeader {
+  static constexpr const char* format_name = "dvla-demonstrations";
+  static constexpr uint32_t current_version = 1;
+  std::string format = format_name;
+  uint32_t version = current_version;
+  std::string env, suite, source;
+  uint32_t image_size = 0;
+  bool front_camera = false, wrist_camera = false;
+};
+
+struct Demonstration {
+  std::string task, instruction;
+  uint64_t layout_seed = 0;
+  Observations observations;  // leading dimension [T]
+  TensorRef<float> actions;   // [T, action_dim]
+  bool success = false;
+
+  int64_t steps() const { return actions.rank() ? actions.dim(0) : 0; }
+};
+
+DatasetHeaderFrame build(const DatasetHeader& m);
+Expected<DatasetHeader> read(const DatasetHeaderFrame& f);  // also checks format and version
+DemonstrationFrame build(const Demonstration& m);
+Expected<Demonstration> read(const DemonstrationFrame& f);
+
+}  // namespace dvla::msg

@@ -1,0 +1,199 @@
+// Demonstrations, supervised fine-tuning and checkpoints.
+#include "tests/doctest_with_torch.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/optim/adam.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "envs/tabletop/tabletop_batch.hpp"
+#include "runtime/behaviour_cloning.hpp"
+#include "runtime/checkpoint.hpp"
+#include "runtime/demonstration_file.hpp"
+#include "runtime/demonstration_recorder.hpp"
+#include "runtime/flat_parameters.hpp"
+#include "runtime/optimizer_state.hpp"
+#include "runtime/policy_input.hpp"
+#include "runtime/vla_policy.hpp"
+
+using namespace dvla;
+namespace fs = std::filesystem;
+
+namespace {
+
+envs::tabletop::TabletopConfig small_cameras() {
+  envs::tabletop::TabletopConfig c;
+  c.suite = "lift";
+  c.image_size = 16;
+  c.threads = 1;
+  return c;
+}
+
+// Three scripted lift episodes (one per training task), recorded once for the whole file.
+const std::string& dataset() {
+  static const std::string path = [] {
+    const std::string p = "test_sft_demos.dvla";
+    auto r = record_scripted_demonstrations(small_cameras(), 1, 7, p, true);
+    REQUIRE_MESSAGE(r, r.error().message());
+    return p;
+  }();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a recorded dataset reads back intact, and damage is named") {
+  auto set = read_demonstrations(dataset());
+  REQUIRE_MESSAGE(set, set.error().message());
+  CHECK(set->header.env == "tabletop");
+  CHECK(set->header.suite == "lift");
+  CHECK(set->header.image_size == 16);
+  REQUIRE(set->episodes.size() == 3);
+  for (const auto& d : set->episodes) {
+    CHECK(d.success);
+    CHECK(d.task.rfind("lift/", 0) == 0);
+    CHECK(d.observations.images.shape == std::vector<int64_t>{d.steps(), 2, 16, 16, 3});
+    CHECK(d.observations.instructions.shape == std::vector<int64_t>{d.steps(), 12});
+    CHECK(d.actions.shape == std::vector<int64_t>{d.steps(), 7});
+  }
+  // Cut the file inside its second episode.
+  std::ifstream in(dataset(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = "test_sft_cut.dvla";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2 / 8 * 8);
+  auto broken = read_demonstrations(cut);
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().message().find("dataset 'test_sft_cut.dvla', message") == 0);
+  auto missing = read_demonstrations("no/such.dvla");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message() == "cannot read dataset 'no/such.dvla'");
+}
+
+TEST_CASE("SFT lowers the loss and the fitted policy reproduces the demonstrated actions") {
+  auto set = read_demonstrations(dataset());
+  REQUIRE(set);
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 3);
+  SftConfig c;
+  c.epochs = 150;
+  c.minibatch_size = 32;
+  c.learning_rate = 3e-3;
+  c.image_shift = 0;  // memorise exactly
+  auto report = fit_demonstrations(policy, spec, *set, c);
+  REQUIRE_MESSAGE(report, report.error().message());
+  CHECK(report->episodes == 3);
+  CHECK(report->epoch_loss.back() < report->epoch_loss.front() - 3.0);
+  // Deterministic actions on the demonstrations' own observations match what the expert did
+  // (roll and pitch are always 0; the grip is +-1).
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  double error = 0;
+  int64_t count = 0;
+  for (const auto& d : set->episodes) {
+    const auto acted = policy.act(policy_input(d.observations, 1), true, gen).actions;
+    const auto wanted =
+        at::from_blob(const_cast<float*>(d.actions.data), d.actions.shape, at::kFloat);
+    error += (acted - wanted).abs().sum().item<double>();
+    count += wanted.numel();
+  }
+  MESSAGE("mean absolute action error after SFT: ", error / count);
+  CHECK(error / count < 0.15);
+}
+
+TEST_CASE("demonstrations that do not fit the policy are refused by name") {
+  auto set = read_demonstrations(dataset());
+  REQUIRE(set);
+  auto other = small_cameras();
+  other.image_size = 32;
+  const auto spec = envs::tabletop::env_spec(other);
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 3);
+  auto report = fit_demonstrations(policy, spec, *set, SftConfig{});
+  REQUIRE_FALSE(report);
+  CHECK(report.error().message().find("demonstration 0 (lift/") == 0);
+  CHECK(report.error().message().find("images of shape [2,16,16,3]") != std::string::npos);
+}
+
+TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  FlatParameters flat(policy);
+  torch::optim::Adam adam(policy.parameters(), torch::optim::AdamOptions(1e-3));
+  PolicyInput input{at::randn({4, 10}), at::randint(0, 255, {4, 2, 16, 16, 3}, at::kByte),
+                    at::randint(1, 19, {4, 12}, at::kLong)};
+  for (int i = 0; i < 3; ++i) {  // some optimizer state to keep
+    adam.zero_grad();
+    policy.evaluate(input, at::zeros({4, 7})).log_probs.mean().backward();
+    adam.step();
+  }
+  Config config;
+  config.env.name = "tabletop";
+  config.env.tabletop = small_cameras();
+  config.model.preset = "tiny";
+  CheckpointState state;
+  state.version = 42;
+  state.env_steps = 123456;
+  state.eval_success = 0.5;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(9);
+  const auto rng = generator.get_state();
+  state.rng_state = to_hex(rng.data_ptr(), static_cast<size_t>(rng.numel()));
+  const std::string dir = "test_sft_checkpoint";
+  fs::remove_all(dir);
+  REQUIRE(save_checkpoint(dir, config, flat.to_frame(42), state,
+                          [&](const std::string& p) { return save_optimizer(adam, p); }));
+  auto loaded = load_checkpoint(dir);
+  REQUIRE_MESSAGE(loaded, loaded.error().message());
+  CHECK(loaded->state.version == 42);
+  CHECK(loaded->state.env_steps == 123456);
+  CHECK(loaded->state.eval_success == 0.5);
+  CHECK(loaded->state.rng_state == state.rng_state);
+  auto bytes = from_hex(loaded->state.rng_state);
+  REQUIRE(bytes);
+  CHECK(std::equal(bytes->begin(), bytes->end(), static_cast<const uint8_t*>(rng.data_ptr())));
+  CHECK_FALSE(from_hex("0g"));
+  CHECK(dump_config(loaded->config) == dump_config(config));
+
+  VlaPolicy restored(spec, vla_preset("tiny").value(), 99);
+  FlatParameters restored_flat(restored);
+  REQUIRE(restored_flat.load(*msg::read(loaded->weights)));
+  auto g1 = at::make_generator<at::CPUGeneratorImpl>(1),
+       g2 = at::make_generator<at::CPUGeneratorImpl>(1);
+  CHECK(at::equal(policy.act(input, true, g1).actions, restored.act(input, true, g2).actions));
+  torch::optim::Adam restored_adam(restored.parameters(), torch::optim::AdamOptions(1e-3));
+  REQUIRE(load_optimizer(restored_adam, loaded->optimizer_path));
+  const auto& before = static_cast<torch::optim::AdamParamState&>(
+      *adam.state().at(c10::guts::to_string(policy.parameters()[0].unsafeGetTensorImpl())));
+  const auto& after = static_cast<torch::optim::AdamParamState&>(*restored_adam.state().at(
+      c10::guts::to_string(restored.parameters()[0].unsafeGetTensorImpl())));
+  CHECK(before.step() == after.step());
+  CHECK(at::equal(before.exp_avg(), after.exp_avg()));
+  CHECK(at::equal(before.exp_avg_sq(), after.exp_avg_sq()));
+}
+
+TEST_CASE("the checkpoint store keeps the last N and the best, and names the latest") {
+  const std::string logdir = "test_sft_store";
+  fs::remove_all(logdir);
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  FlatParameters flat(policy);
+  Config config;
+  CheckpointStore store(logdir, 2);
+  const double success[] = {0.1, 0.7, 0.3, 0.2, 0.4};
+  for (uint64_t v = 1; v <= 5; ++v) {
+    CheckpointState s;
+    s.version = v;
+    s.eval_success = success[v - 1];
+    REQUIRE(store.save(config, flat.to_frame(v), s));
+  }
+  std::vector<std::string> kept;
+  for (const auto& e : fs::directory_iterator(logdir + "/checkpoints"))
+    if (e.is_directory()) kept.push_back(e.path().filename().string());
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept == std::vector<std::string>{"v00000002", "v00000004", "v00000005"});
+  CHECK(CheckpointStore::latest(logdir).value() == logdir + "/checkpoints/v00000005");
+  CHECK(CheckpointStore::best(logdir).value() == logdir + "/checkpoints/v00000002");
+  CHECK_FALSE(CheckpointStore::latest("no/such/run"));
+  auto broken = load_checkpoint(logdir + "/checkpoints/nothing");
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().message().find("is not a directory") != std::string::npos);
+}
