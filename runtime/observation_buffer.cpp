@@ -30,28 +30,26 @@ void ObservationBuffer::put(int64_t row, const envs::BatchOutput& out) {
   rows_ = std::max(rows_, row + envs);
 }
 
-void ObservationBuffer::append(const envs::BatchOutput& out, size_t env) {
+void ObservationBuffer::append_row(const float* state, const uint8_t* images,
+                                   const int32_t* tokens) {
   grow(rows_ + 1);
-  const auto e = static_cast<int64_t>(env);
-  std::copy_n(out.observations.begin() + e * state_size_, state_size_,
-              state_.begin() + rows_ * state_size_);
-  std::copy_n(out.images.begin() + e * image_size_, image_size_,
-              images_.begin() + rows_ * image_size_);
-  std::copy_n(out.instruction_tokens.begin() + e * token_count_, token_count_,
-              tokens_.begin() + rows_ * token_count_);
+  std::copy_n(state, state_size_, state_.begin() + rows_ * state_size_);
+  std::copy_n(images, image_size_, images_.begin() + rows_ * image_size_);
+  std::copy_n(tokens, token_count_, tokens_.begin() + rows_ * token_count_);
   ++rows_;
+}
+
+void ObservationBuffer::append(const envs::BatchOutput& out, size_t env) {
+  const auto e = static_cast<int64_t>(env);
+  append_row(out.observations.data() + e * state_size_, out.images.data() + e * image_size_,
+             out.instruction_tokens.data() + e * token_count_);
 }
 
 void ObservationBuffer::append_final(const envs::BatchOutput& out, size_t env,
                                      const int32_t* tokens) {
-  grow(rows_ + 1);
   const auto e = static_cast<int64_t>(env);
-  std::copy_n(out.final_observations.begin() + e * state_size_, state_size_,
-              state_.begin() + rows_ * state_size_);
-  std::copy_n(out.final_images.begin() + e * image_size_, image_size_,
-              images_.begin() + rows_ * image_size_);
-  std::copy_n(tokens, token_count_, tokens_.begin() + rows_ * token_count_);
-  ++rows_;
+  append_row(out.final_observations.data() + e * state_size_,
+             out.final_images.data() + e * image_size_, tokens);
 }
 
 msg::Observations ObservationBuffer::view(std::vector<int64_t> lead) const {

@@ -32,6 +32,7 @@ class ObservationBuffer {
 
  private:
   void grow(int64_t rows);
+  void append_row(const float* state, const uint8_t* images, const int32_t* tokens);
 
   std::vector<int64_t> state_shape_, image_shape_;
   int64_t state_size_, image_size_, token_count_;
