@@ -97,18 +97,26 @@ int run(const dvla::apps::PpoOptions& options) {
     return 1;
   }
   const auto& s = result->status;
+  // Success means something only for envs with tasks (the tabletop suite), not for CartPole.
+  const bool tasks = !eval->per_task.empty();
   fmt::print(
       "done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
-      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f}, success "
-      "{:.0f}%)\n",
+      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f}){}\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
       s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length,
-      100 * eval->success_rate);
+      tasks ? fmt::format(", success {:.1f}%", 100 * eval->success_rate) : "");
+  for (const auto& [family, count] : eval->per_family)
+    fmt::print("  {:<11} {:5.1f}% ({}/{})\n", family, 100 * count.rate(), count.successes,
+               count.episodes);
   json summary = status_json(s);
   summary["eval_mean_return"] = eval->mean_return;
   summary["eval_episodes"] = eval->episodes;
   summary["eval_mean_length"] = eval->mean_length;
-  summary["eval_success"] = eval->success_rate;
+  if (tasks) {
+    summary["eval_success"] = eval->success_rate;
+    for (const auto& [name, c] : eval->per_family) summary["eval_success_family"][name] = c.rate();
+    for (const auto& [name, c] : eval->per_task) summary["eval_success_task"][name] = c.rate();
+  }
   summary["env"] = config.env.name;
   summary["mode"] = config.run.mode;
   summary["algo"] = config.run.algo;
