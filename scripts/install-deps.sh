@@ -12,6 +12,7 @@ packages=(
   libhwloc-dev                              # node topology
   libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
+  libglx-mesa0                              # GL entry points MuJoCo may look up through libGL
 )
 
 missing=()
