@@ -9,8 +9,8 @@ namespace dvla {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
-           x.episodes, x.mean_return, x.version, x.policy_lag_mean, x.samples_trained,
-           x.dropped_stale, x.rejected_messages, x.finished, x.failure);
+           x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
+           x.samples_trained, x.dropped_stale, x.rejected_messages, x.finished, x.failure);
 }
 
 }  // namespace dvla

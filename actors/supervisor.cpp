@@ -30,7 +30,7 @@ struct SupervisorState {
   std::map<caf::actor_addr, std::string> names;
   RunStatus status;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  std::deque<double> recent_returns;
+  std::deque<double> recent_returns, recent_successes;
   double lag_weighted_sum = 0;
   size_t samplers_finished = 0;
   bool stopping = false;
@@ -138,14 +138,20 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
       ++s.status.episodes;
       s.recent_returns.push_back(value);
       if (s.recent_returns.size() > return_window) s.recent_returns.pop_front();
+    } else if (name == "episode_success") {
+      s.recent_successes.push_back(value);
+      if (s.recent_successes.size() > return_window) s.recent_successes.pop_front();
     } else if (name == "rejected_messages") {
       s.status.rejected_messages += static_cast<uint64_t>(value);
     }
   }
-  double sum = 0;
-  for (auto r : s.recent_returns) sum += r;
-  if (!s.recent_returns.empty())
-    s.status.mean_return = sum / static_cast<double>(s.recent_returns.size());
+  auto mean = [](const std::deque<double>& d) {
+    double sum = 0;
+    for (auto v : d) sum += v;
+    return d.empty() ? 0.0 : sum / static_cast<double>(d.size());
+  };
+  s.status.mean_return = mean(s.recent_returns);
+  s.status.success_rate = mean(s.recent_successes);
 }
 
 void on_version(self_ptr self, const msg::VersionFrame& frame) {

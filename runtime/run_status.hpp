@@ -12,6 +12,7 @@ struct RunStatus {
   double steps_per_second = 0;
   uint64_t episodes = 0;
   double mean_return = 0;      // over the last 100 finished episodes
+  double success_rate = 0;     // of the same episodes (envs with a goal)
   uint64_t version = 0;        // latest policy version
   double policy_lag_mean = 0;  // versions behind, averaged over every trained sample
   uint64_t samples_trained = 0;

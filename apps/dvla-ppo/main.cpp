@@ -24,6 +24,7 @@ json status_json(const RunStatus& s) {
           {"steps_per_second", s.steps_per_second},
           {"episodes", s.episodes},
           {"train_mean_return", s.mean_return},
+          {"train_success", s.success_rate},
           {"version", s.version},
           {"policy_lag_mean", s.policy_lag_mean},
           {"samples_trained", s.samples_trained},
