@@ -7,9 +7,12 @@ namespace dvla::actors {
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using train_atom = caf::atom_constant<caf::atom("train")>;
+using step_atom = caf::atom_constant<caf::atom("step")>;
 using weights_atom = caf::atom_constant<caf::atom("weights")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using finished_atom = caf::atom_constant<caf::atom("finished")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
+using evaluated_atom = caf::atom_constant<caf::atom("evaluated")>;
 
 }  // namespace dvla::actors

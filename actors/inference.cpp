@@ -46,6 +46,13 @@ Replica make_replica(const InferenceSetup& setup) {
   r.policy = setup.make_policy();
   if (!r.policy) throw std::invalid_argument(setup.name + ": the policy factory returned nothing");
   r.parameters = std::make_unique<FlatParameters>(*r.policy);
+  if (setup.initial_weights.size() == 0) return r;
+  auto update = msg::read(setup.initial_weights);
+  if (!update)
+    throw std::invalid_argument(setup.name + ": initial weights: " + update.error().message());
+  if (auto loaded = r.parameters->load(*update); !loaded)
+    throw std::invalid_argument(setup.name + ": initial weights: " + loaded.error().message());
+  r.version = update->version;
   return r;
 }
 

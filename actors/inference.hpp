@@ -23,6 +23,9 @@ struct InferenceSetup {
   envs::EnvSpec spec;
   // Builds the replica's policy (called twice: active and staging buffers).
   std::function<std::shared_ptr<Policy>()> make_policy;
+  // Weights to act with until the trainer's first update (a resumed run's); empty: the
+  // factory's, at version 0.
+  msg::WeightsFrame initial_weights;
   uint64_t seed = 1;      // action sampling
   caf::actor supervisor;  // receives rejection counts; may be null
 };

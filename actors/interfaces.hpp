@@ -4,6 +4,7 @@
 #include <caf/typed_actor.hpp>
 
 #include <cstdint>
+#include <string>
 
 #include "actors/atoms.hpp"
 #include "messages/frame.hpp"
@@ -18,10 +19,20 @@ using inference_actor =
                      caf::reacts_to<flush_atom>>;
 
 // Lane 3: acknowledges each segment with its current version (a credit back to the sampler);
-// trains once a batch is gathered and publishes the new weights.
-using trainer_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::with<uint64_t>,
-                                       caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
-                                       caf::reacts_to<start_atom>, caf::reacts_to<train_atom>>;
+// trains once a batch is gathered and publishes the new weights. Saves checkpoints on request
+// (given the run's env steps and episodes; answers the directory and the weights saved) and
+// records their evaluations.
+using trainer_actor = caf::typed_actor<
+    caf::replies_to<msg::SegmentFrame>::with<uint64_t>,
+    caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
+    caf::replies_to<checkpoint_atom, uint64_t, uint64_t>::with<std::string, msg::WeightsFrame>,
+    caf::reacts_to<evaluated_atom, std::string, double, double>, caf::reacts_to<start_atom>,
+    caf::reacts_to<train_atom>, caf::reacts_to<step_atom>>;
+
+// Beside the lanes: evaluates weights on the env's evaluation starts with deterministic actions
+// and answers with the result as metrics. Its episodes never reach the trainer.
+using evaluator_actor =
+    caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<msg::MetricsFrame>>;
 
 // Lane 4: fans one weight update out to every local inference replica; answers when all have it.
 using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>>;

@@ -7,10 +7,17 @@
 namespace dvla {
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
+  return f(caf::meta::type_name("dvla::EvaluationSummary"), x.version, x.episodes, x.success_rate,
+           x.mean_return, x.mean_length, x.success_per_family);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
-           x.samples_trained, x.dropped_stale, x.rejected_messages, x.finished, x.failure);
+           x.samples_trained, x.dropped_stale, x.rejected_messages, x.evaluations,
+           x.last_evaluation, x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

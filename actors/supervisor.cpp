@@ -8,6 +8,7 @@
 
 #include "actors/actor_support.hpp"
 #include "actors/distributor.hpp"
+#include "actors/evaluator.hpp"
 #include "actors/frame_inspect.hpp"
 #include "actors/inference.hpp"
 #include "actors/run_status_inspect.hpp"
@@ -16,6 +17,7 @@
 #include "envs/batched_env.hpp"
 #include "messages/metrics.hpp"
 #include "messages/version_announcement.hpp"
+#include "runtime/evaluation_metrics.hpp"
 #include "runtime/run_status.hpp"
 
 namespace dvla::actors {
@@ -25,13 +27,18 @@ constexpr size_t return_window = 100;  // episodes in the running mean return
 
 struct SupervisorState {
   Config config;
+  std::shared_ptr<const Checkpoint> resume;
   trainer_actor trainer;
+  evaluator_actor evaluator;         // null unless eval.every > 0
   std::vector<caf::actor> children;  // every actor of the graph, for shutdown
   std::map<caf::actor_addr, std::string> names;
   RunStatus status;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::deque<double> recent_returns, recent_successes;
   double lag_weighted_sum = 0;
+  uint64_t samples_at_start = 0;                      // trained before a resume
+  uint64_t next_checkpoint = 0, next_evaluation = 0;  // versions due
+  bool evaluating = false;
   size_t samplers_finished = 0;
   bool stopping = false;
 };
@@ -48,10 +55,11 @@ Handle watch(self_ptr self, Handle h, const std::string& name) {
   return h;
 }
 
-// Batched steps for each sampler: together at least max_env_steps env steps.
-std::vector<uint64_t> step_budgets(const Config& c) {
+// Batched steps for each sampler: together at least the env steps left of max_env_steps.
+std::vector<uint64_t> step_budgets(const Config& c, uint64_t done) {
   const auto per_step = static_cast<uint64_t>(c.graph.envs_per_sampler);
-  const uint64_t total = (c.run.max_env_steps + per_step - 1) / per_step;
+  const uint64_t left = c.run.max_env_steps - std::min(done, c.run.max_env_steps);
+  const uint64_t total = (left + per_step - 1) / per_step;
   const auto n = static_cast<uint64_t>(c.graph.samplers);
   std::vector<uint64_t> budgets(n, total / n);
   for (uint64_t i = 0; i < total % n; ++i) ++budgets[i];
@@ -65,6 +73,8 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   const auto spec = parts.env_spec();
   auto make_policy = [parts, spec] { return parts.make_policy(spec); };
   caf::actor me = caf::actor_cast<caf::actor>(self);
+  // A resumed run draws fresh episodes and samples: its streams are offset by the version.
+  const uint64_t resumed_version = s.resume ? s.resume->state.version : 0;
 
   std::vector<inference_actor> replicas;
   for (int r = 0; r < c.graph.inference_replicas; ++r) {
@@ -72,7 +82,8 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.name = "inference/" + std::to_string(r);
     setup.spec = spec;
     setup.make_policy = make_policy;
-    setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r));
+    setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r) + resumed_version);
+    if (s.resume) setup.initial_weights = s.resume->weights;
     setup.supervisor = me;
     replicas.push_back(watch(self, spawn_inference(sys, setup), setup.name));
   }
@@ -84,14 +95,26 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   TrainerSetup t;
   t.spec = spec;
   t.make_policy = make_policy;
-  t.ppo = c.ppo;
+  t.config = c;
   t.seed = c.run.seed;
+  t.checkpoint_root = c.run.logdir;
+  t.resume = s.resume;
   t.timeout_s = c.run.message_timeout_s;
   t.distributor = distributor;
   t.supervisor = me;
   s.trainer = watch(self, spawn_trainer(sys, t), t.name);
 
-  const auto budgets = step_budgets(c);
+  if (c.run.eval_every > 0) {
+    EvaluatorSetup e;
+    const auto id = static_cast<uint32_t>(c.graph.samplers);  // an index no sampler has
+    const auto episodes = static_cast<size_t>(c.run.eval_episodes);
+    e.make_env = [parts, id, episodes] { return parts.make_env(id, episodes); };
+    e.make_policy = parts.make_policy;
+    e.seed = c.run.seed;
+    s.evaluator = watch(self, spawn_evaluator(sys, e), e.name);
+  }
+
+  const auto budgets = step_budgets(c, s.status.env_steps);
   std::vector<sampler_actor> samplers;
   for (int i = 0; i < c.graph.samplers; ++i) {
     SamplerSetup setup;
@@ -99,7 +122,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.id = static_cast<uint32_t>(i);
     const auto envs = static_cast<size_t>(c.graph.envs_per_sampler);
     setup.make_env = [parts, i, envs] { return parts.make_env(static_cast<uint32_t>(i), envs); };
-    setup.seed = c.run.seed;
+    setup.seed = resumed_version ? envs::next_seed(c.run.seed ^ resumed_version) : c.run.seed;
     setup.segment_length = c.graph.segment_length;
     setup.segments_in_flight = c.graph.segments_in_flight;
     setup.step_budget = budgets[static_cast<size_t>(i)];
@@ -154,6 +177,61 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   s.status.success_rate = mean(s.recent_successes);
 }
 
+// Evaluates `weights` on the evaluator; the result goes into the status and, when the weights
+// are a checkpoint's (`dir`), into that checkpoint.
+void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir) {
+  auto& s = self->state;
+  s.evaluating = true;
+  // No timeout: an evaluation takes as long as its episodes; the evaluator is watched, so its
+  // failure still ends the run with its reason.
+  self->request(s.evaluator, caf::infinite, weights)
+      .then(
+          [self, dir](const msg::MetricsFrame& frame) {
+            auto& s = self->state;
+            s.evaluating = false;
+            auto m = msg::read(frame);
+            auto summary = m ? evaluation_summary(*m) : Expected<EvaluationSummary>(m.error());
+            if (!summary)
+              return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
+                                     summary.error().message());
+            s.status.last_evaluation = *summary;
+            ++s.status.evaluations;
+            if (!dir.empty())
+              self->send(s.trainer, evaluated_atom::value, dir, summary->success_rate,
+                         summary->mean_return);
+          },
+          [self](caf::error& e) { fail(self, "evaluation failed: " + describe(e)); });
+}
+
+// Every checkpoint.every versions a checkpoint (with a logdir), every eval.every versions an
+// evaluation (one at a time: a due evaluation waits while one runs). When both fall due together
+// the checkpoint's weights are evaluated, so that the best checkpoint can be chosen.
+void snapshot_if_due(self_ptr self) {
+  auto& s = self->state;
+  const auto& r = s.config.run;
+  const uint64_t v = s.status.version;
+  const bool checkpoint = !r.logdir.empty() && r.checkpoint_every > 0 && v >= s.next_checkpoint;
+  const bool evaluation = s.evaluator && !s.evaluating && v >= s.next_evaluation;
+  if (checkpoint) s.next_checkpoint = v + static_cast<uint64_t>(r.checkpoint_every);
+  if (evaluation) s.next_evaluation = v + static_cast<uint64_t>(r.eval_every);
+  if (checkpoint) {
+    self->request(s.trainer, actors::timeout_of(r.message_timeout_s), checkpoint_atom::value,
+                  s.status.env_steps, s.status.episodes)
+        .then(
+            [self, evaluation](const std::string& dir, const msg::WeightsFrame& weights) {
+              self->state.status.last_checkpoint = dir;
+              if (evaluation) evaluate(self, weights, dir);
+            },
+            [self](caf::error& e) { fail(self, "saving a checkpoint failed: " + describe(e)); });
+  } else if (evaluation) {
+    self->request(s.trainer, actors::timeout_of(r.message_timeout_s), weights_atom::value)
+        .then([self](const msg::WeightsFrame& weights) { evaluate(self, weights, {}); },
+              [self](caf::error& e) {
+                fail(self, "fetching weights to evaluate failed: " + describe(e));
+              });
+  }
+}
+
 void on_version(self_ptr self, const msg::VersionFrame& frame) {
   auto& s = self->state;
   auto v = msg::read(frame);
@@ -165,13 +243,32 @@ void on_version(self_ptr self, const msg::VersionFrame& frame) {
   s.status.version = v->version;
   s.status.samples_trained = v->samples_trained;
   s.status.dropped_stale = v->samples_dropped;
-  if (s.status.samples_trained > 0)
-    s.status.policy_lag_mean = s.lag_weighted_sum / static_cast<double>(s.status.samples_trained);
+  if (s.status.samples_trained > s.samples_at_start)
+    s.status.policy_lag_mean =
+        s.lag_weighted_sum / static_cast<double>(s.status.samples_trained - s.samples_at_start);
+  if (v->version > 0) snapshot_if_due(self);
 }
 
-caf::behavior supervisor(self_ptr self, Config config, GraphParts parts) {
+// Starts the counters where a resumed run left them, and the snapshot schedule after them.
+void start_counters(SupervisorState& s) {
+  const auto& r = s.config.run;
+  if (s.resume) {
+    const auto& c = s.resume->state;
+    s.status.version = c.version;
+    s.status.env_steps = c.env_steps;
+    s.status.episodes = c.episodes;
+    s.status.samples_trained = s.samples_at_start = c.samples_trained;
+  }
+  s.next_checkpoint = s.status.version + static_cast<uint64_t>(r.checkpoint_every);
+  s.next_evaluation = s.status.version + static_cast<uint64_t>(r.eval_every);
+}
+
+caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
+                         std::shared_ptr<const Checkpoint> resume) {
   auto& s = self->state;
   s.config = std::move(config);
+  s.resume = std::move(resume);
+  start_counters(s);
   self->set_down_handler([self](caf::down_msg& down) {
     auto& s = self->state;
     if (s.stopping) return;
@@ -207,6 +304,20 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts) {
         if (!self->state.trainer) return make_error(errc::bad_setup, "there is no trainer");
         return self->delegate(self->state.trainer, a);
       },
+      [self](checkpoint_atom a) -> caf::result<std::string, msg::WeightsFrame> {
+        auto& s = self->state;
+        if (!s.trainer) return make_error(errc::bad_setup, "there is no trainer");
+        auto promise = self->make_response_promise<std::string, msg::WeightsFrame>();
+        self->request(s.trainer, timeout_of(s.config.run.message_timeout_s), a, s.status.env_steps,
+                      s.status.episodes)
+            .then(
+                [self, promise](const std::string& dir, const msg::WeightsFrame& w) mutable {
+                  self->state.status.last_checkpoint = dir;
+                  promise.deliver(dir, w);
+                },
+                [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+        return promise;
+      },
       [self](shutdown_atom) {
         stop_graph(self);
         self->quit();
@@ -217,8 +328,8 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts) {
 }  // namespace
 
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
-                            const GraphParts& parts) {
-  return system.spawn(supervisor, config, parts);
+                            const GraphParts& parts, std::shared_ptr<const Checkpoint> resume) {
+  return system.spawn(supervisor, config, parts, std::move(resume));
 }
 
 }  // namespace dvla::actors

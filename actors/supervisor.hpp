@@ -1,21 +1,29 @@
 #pragma once
 // Supervisor: builds the actor graph of a run (inference replicas, distributor, trainer,
-// samplers), watches every actor, gathers metrics into a RunStatus, and stops the graph when the
-// samplers have spent their budget or any actor fails.
+// samplers, evaluator), watches every actor, gathers metrics into a RunStatus, has checkpoints
+// saved and evaluations run every so many versions, and stops the graph when the samplers have
+// spent their budget or any actor fails.
 //
 // Protocol (untyped actor):
-//   status_atom   -> RunStatus
-//   weights_atom  -> WeightsFrame of the trainer's latest version
-//   shutdown_atom    stops every actor of the graph, then the supervisor
+//   status_atom      -> RunStatus
+//   weights_atom     -> WeightsFrame of the trainer's latest version
+//   checkpoint_atom  -> std::string, WeightsFrame: a checkpoint of the latest version (its
+//                       directory) and its weights
+//   shutdown_atom       stops every actor of the graph, then the supervisor
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include <memory>
+
+#include "runtime/checkpoint.hpp"
 #include "runtime/config.hpp"
 #include "runtime/graph_parts.hpp"
 
 namespace dvla::actors {
 
+// `resume`, when given, is the checkpoint the run continues from.
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
-                            const GraphParts& parts);
+                            const GraphParts& parts,
+                            std::shared_ptr<const Checkpoint> resume = nullptr);
 
 }  // namespace dvla::actors

@@ -7,8 +7,10 @@
 #include "actors/frame_inspect.hpp"
 #include "messages/trajectory_segment.hpp"
 #include "messages/version_announcement.hpp"
+#include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/observation_check.hpp"
+#include "runtime/optimizer_state.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/ppo.hpp"
 #include "runtime/staleness.hpp"
@@ -22,15 +24,26 @@ struct Admitted {
   msg::TrajectorySegment segment;
 };
 
+// A checkpoint asked for during an update: saved once the update is complete, so that weights,
+// optimizer state and RNG belong to one version.
+struct PendingCheckpoint {
+  caf::typed_response_promise<std::string, msg::WeightsFrame> promise;
+  uint64_t env_steps, episodes;
+};
+
 struct TrainerState {
   TrainerSetup setup;
   std::shared_ptr<Policy> policy;
   std::unique_ptr<FlatParameters> parameters;
   std::unique_ptr<PpoLearner> learner;
   std::unique_ptr<StalenessBound> staleness;
+  std::unique_ptr<CheckpointStore> checkpoints;  // null without a checkpoint root
+  std::vector<PendingCheckpoint> pending_checkpoints;
   std::vector<Admitted> buffer;
+  std::vector<caf::typed_response_promise<uint64_t>> held_acks;  // of segments in `buffer`
   int64_t buffered_samples = 0;
   bool train_scheduled = false;
+  double batch_lag = 0;  // policy lag of the update in progress
   uint64_t version = 0;
   uint64_t samples_trained = 0;
   msg::WeightsFrame published;  // the frame of `version`
@@ -66,21 +79,85 @@ void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_l
   }
 }
 
+Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint64_t episodes) {
+  if (!s.checkpoints) return Error("checkpoints need a logdir");
+  CheckpointState state;
+  state.version = s.version;
+  state.env_steps = env_steps;
+  state.samples_trained = s.samples_trained;
+  state.episodes = episodes;
+  state.rng_state = s.learner->rng_state();
+  return s.checkpoints->save(s.setup.config, s.published, state, [&](const std::string& path) {
+    return save_optimizer(s.learner->optimizer(), path);
+  });
+}
+
+void deliver(TrainerState& s, PendingCheckpoint& p) {
+  if (auto dir = save_checkpoint(s, p.env_steps, p.episodes))
+    p.promise.deliver(*dir, s.published);
+  else
+    p.promise.deliver(make_error(errc::bad_setup, s.setup.name + ": " + dir.error().message()));
+}
+
+void schedule_training(trainer_actor::stateful_pointer<TrainerState> self) {
+  auto& s = self->state;
+  if (s.train_scheduled || s.learner->updating()) return;
+  if (s.buffered_samples < s.setup.config.ppo.batch_size) return;
+  s.train_scheduled = true;
+  // Queued behind the segments already waiting, so they join this batch.
+  self->send(self, train_atom::value);
+}
+
+// Starts an update on the buffered segments. Its gradient steps run one per message, so that
+// segments keep being acknowledged (and samplers keep their credits) during a long update.
 void train(trainer_actor::stateful_pointer<TrainerState> self) {
   auto& s = self->state;
   s.train_scheduled = false;
-  if (s.buffered_samples < s.setup.ppo.batch_size) return;
+  if (s.learner->updating() || s.buffered_samples < s.setup.config.ppo.batch_size) return;
   std::vector<msg::TrajectorySegment> segments;
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
-  const auto batch = make_training_batch(segments, *s.policy, static_cast<float>(s.setup.ppo.gamma),
-                                         static_cast<float>(s.setup.ppo.gae_lambda), s.version);
-  s.learner->update(batch);
+  auto batch =
+      make_training_batch(segments, *s.policy, static_cast<float>(s.setup.config.ppo.gamma),
+                          static_cast<float>(s.setup.config.ppo.gae_lambda), s.version);
+  s.batch_lag = batch.policy_lag_mean;
+  s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;
-  s.samples_trained += static_cast<uint64_t>(batch.size());
+  for (auto& ack : s.held_acks) ack.deliver(s.version);
+  s.held_acks.clear();
+  self->send(self, step_atom::value);
+}
+
+void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
+  auto& s = self->state;
+  if (s.learner->step()) {
+    self->send(self, step_atom::value);
+    return;
+  }
+  s.samples_trained += static_cast<uint64_t>(s.learner->stats().samples);
   ++s.version;
-  publish(self, batch.policy_lag_mean);
+  publish(self, s.batch_lag);
+  for (auto& p : s.pending_checkpoints) deliver(s, p);
+  s.pending_checkpoints.clear();
+  schedule_training(self);
+}
+
+// Continues from a checkpoint: its weights, optimizer moments, version, counters and shuffler.
+void restore(TrainerState& s, const Checkpoint& c) {
+  auto fail = [&](const Error& e) {
+    throw std::invalid_argument(s.setup.name + ": cannot resume: " + e.message());
+  };
+  auto update = msg::read(c.weights);
+  if (!update) fail(update.error());
+  if (auto loaded = s.parameters->load(*update); !loaded) fail(loaded.error());
+  if (!c.optimizer_path.empty())
+    if (auto loaded = load_optimizer(s.learner->optimizer(), c.optimizer_path); !loaded)
+      fail(loaded.error());
+  if (!c.state.rng_state.empty())
+    if (auto set = s.learner->set_rng_state(c.state.rng_state); !set) fail(set.error());
+  s.version = c.state.version;
+  s.samples_trained = c.state.samples_trained;
 }
 
 trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerState> self,
@@ -92,9 +169,14 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
   s.parameters = std::make_unique<FlatParameters>(*s.policy);
-  s.learner = std::make_unique<PpoLearner>(*s.policy, s.setup.ppo, s.setup.seed);
-  s.staleness = std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.ppo.max_policy_lag));
-  s.published = s.parameters->to_frame(0);
+  s.learner = std::make_unique<PpoLearner>(*s.policy, s.setup.config.ppo, s.setup.seed);
+  s.staleness =
+      std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.config.ppo.max_policy_lag));
+  if (!s.setup.checkpoint_root.empty())
+    s.checkpoints = std::make_unique<CheckpointStore>(s.setup.checkpoint_root,
+                                                      s.setup.config.run.checkpoint_keep);
+  if (s.setup.resume) restore(s, *s.setup.resume);
+  s.published = s.parameters->to_frame(s.version);
   return {
       [self](const msg::SegmentFrame& frame) -> caf::result<uint64_t> {
         auto& s = self->state;
@@ -105,21 +187,40 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
         if (auto mismatch = segment_mismatch(*segment, s.setup.spec); !mismatch.empty())
           return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
         const int64_t samples = segment->steps() * segment->envs();
-        if (s.staleness->admit(s.version, segment->oldest_version(),
-                               static_cast<uint64_t>(samples))) {
-          s.buffer.push_back({frame, std::move(*segment)});
-          s.buffered_samples += samples;
-          // Queued behind the segments already waiting, so they join this batch.
-          if (s.buffered_samples >= s.setup.ppo.batch_size && !s.train_scheduled) {
-            s.train_scheduled = true;
-            self->send(self, train_atom::value);
-          }
-        }
-        return s.version;
+        if (!s.staleness->admit(s.version, segment->oldest_version(),
+                                static_cast<uint64_t>(samples)))
+          return s.version;
+        // With the next batch complete and an update running, the acknowledgement (the
+        // sampler's credit) waits for that update: samplers cannot run ahead of the learner.
+        const bool hold =
+            s.learner->updating() && s.buffered_samples >= s.setup.config.ppo.batch_size;
+        s.buffer.push_back({frame, std::move(*segment)});
+        s.buffered_samples += samples;
+        schedule_training(self);
+        if (!hold) return s.version;
+        s.held_acks.push_back(self->make_response_promise<uint64_t>());
+        return s.held_acks.back();
       },
       [self](weights_atom) { return self->state.published; },
+      [self](checkpoint_atom, uint64_t env_steps, uint64_t episodes) {
+        auto& s = self->state;
+        PendingCheckpoint p{self->make_response_promise<std::string, msg::WeightsFrame>(),
+                            env_steps, episodes};
+        if (s.learner->updating())
+          s.pending_checkpoints.push_back(p);
+        else
+          deliver(s, p);
+        return p.promise;
+      },
+      [self](evaluated_atom, const std::string& dir, double success, double mean_return) {
+        auto& s = self->state;
+        if (!s.checkpoints) return;
+        if (auto recorded = s.checkpoints->record_evaluation(dir, success, mean_return); !recorded)
+          self->quit(make_error(errc::bad_setup, s.setup.name + ": " + recorded.error().message()));
+      },
       [self](start_atom) { publish(self, 0.0); },
       [self](train_atom) { train(self); },
+      [self](step_atom) { gradient_step(self); },
   };
 }
 

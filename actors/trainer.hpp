@@ -10,7 +10,8 @@
 
 #include "actors/interfaces.hpp"
 #include "envs/env_spec.hpp"
-#include "runtime/ppo_config.hpp"
+#include "runtime/checkpoint.hpp"
+#include "runtime/config.hpp"
 
 namespace dvla {
 class Policy;
@@ -22,8 +23,12 @@ struct TrainerSetup {
   std::string name = "trainer";
   envs::EnvSpec spec;
   std::function<std::shared_ptr<Policy>()> make_policy;
-  PpoConfig ppo;
+  Config config;  // ppo.* drive the learner; the whole of it goes into checkpoints
   uint64_t seed = 1;
+  // Where checkpoints go (a run's logdir); empty: the trainer refuses to save them.
+  std::string checkpoint_root;
+  // A checkpoint to continue from: its weights, optimizer state, version, counters and RNG.
+  std::shared_ptr<const Checkpoint> resume;
   double timeout_s = 60;
   distributor_actor distributor;  // receives every new version; may be null
   caf::actor supervisor;          // receives version announcements and rejections; may be null

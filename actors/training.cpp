@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "actors/actor_support.hpp"
 #include "actors/atoms.hpp"
@@ -42,10 +44,25 @@ Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self, const caf::ac
   return result;
 }
 
+// The final checkpoint and the weights it holds (saved once a running update is complete).
+Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped_actor& self,
+                                                                     const caf::actor& supervisor,
+                                                                     double timeout_s) {
+  Expected<std::pair<std::string, msg::WeightsFrame>> result = Error("no answer");
+  self->request(supervisor, actors::timeout_of(timeout_s), actors::checkpoint_atom::value)
+      .receive([&](const std::string& dir,
+                   const msg::WeightsFrame& w) { result = std::make_pair(dir, w); },
+               [&](const caf::error& e) {
+                 result = Error("saving the final checkpoint failed: " + actors::describe(e));
+               });
+  return result;
+}
+
 }  // namespace
 
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
-                               const ProgressCallback& on_progress) {
+                               const ProgressCallback& on_progress,
+                               std::shared_ptr<const Checkpoint> resume) {
   if (auto valid = validate(config); !valid) return valid.error();
   torch::set_num_threads(config.graph.torch_threads);
   set_blas_threads(config.graph.torch_threads);
@@ -54,7 +71,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
   caf::actor_system system{caf_config};
   caf::scoped_actor self{system};
-  auto supervisor = actors::spawn_supervisor(system, config, parts);
+  auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume));
 
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   auto last_progress = std::chrono::steady_clock::now();
@@ -71,11 +88,23 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   auto stop = [&] { self->send(supervisor, actors::shutdown_atom::value); };
   if (!status) return stop(), status.error();
   if (!status->failure.empty()) return stop(), Error(status->failure);
-  auto weights = final_weights(self, supervisor, config.run.message_timeout_s);
+  // With a logdir the result is the final checkpoint's version, otherwise the latest published.
+  TrainingResult result;
+  if (config.run.logdir.empty()) {
+    auto weights = final_weights(self, supervisor, config.run.message_timeout_s);
+    if (!weights) return stop(), weights.error();
+    result.weights = *weights;
+  } else {
+    auto saved = final_checkpoint(self, supervisor, config.run.message_timeout_s);
+    if (!saved) return stop(), saved.error();
+    std::tie(result.checkpoint, result.weights) = *saved;
+    status = poll(self, supervisor, config.run.message_timeout_s);  // naming that checkpoint
+    if (!status) return stop(), status.error();
+  }
+  result.status = *status;
   stop();
-  if (!weights) return weights.error();
   if (on_progress) on_progress(*status);
-  return TrainingResult{*status, *weights};
+  return result;
 }
 
 }  // namespace dvla

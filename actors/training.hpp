@@ -3,8 +3,11 @@
 // run it until the env-step budget is spent, and return the final weights. No CAF or LibTorch in
 // this header: an app that only composes graphs needs neither.
 #include <functional>
+#include <memory>
+#include <string>
 
 #include "messages/frame.hpp"
+#include "runtime/checkpoint.hpp"
 #include "runtime/config.hpp"
 #include "runtime/expected.hpp"
 #include "runtime/graph_parts.hpp"
@@ -15,13 +18,17 @@ namespace dvla {
 struct TrainingResult {
   RunStatus status;
   msg::WeightsFrame weights;  // the trainer's latest version
+  std::string checkpoint;     // with a logdir: the checkpoint of that version
 };
 
 // Called about every config.run.progress_interval_s seconds while the run goes on.
 using ProgressCallback = std::function<void(const RunStatus&)>;
 
-// Runs the actor graph. The error names the actor that failed and why.
+// Runs the actor graph; with a logdir, checkpoints go to <logdir>/checkpoints (the last one at
+// the end). `resume` continues a run from one of its checkpoints: version, counters, optimizer and
+// RNG go on from there. The error names the actor that failed and why.
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
-                               const ProgressCallback& on_progress = {});
+                               const ProgressCallback& on_progress = {},
+                               std::shared_ptr<const Checkpoint> resume = nullptr);
 
 }  // namespace dvla

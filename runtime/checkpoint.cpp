@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "runtime/weights_file.hpp"
 
@@ -132,6 +133,14 @@ Expected<Checkpoint> load_checkpoint(const std::string& dir) {
   return c;
 }
 
+Expected<std::string> resolve_checkpoint(const std::string& path) {
+  if (fs::exists(fs::path(path) / "state.json")) return path;
+  if (auto best = CheckpointStore::best(path)) return best;
+  if (auto latest = CheckpointStore::latest(path)) return latest;
+  return Error("'" + path + "' is neither a checkpoint (no state.json) nor a run directory with " +
+               "checkpoints");
+}
+
 Expected<std::string> CheckpointStore::save(
     const Config& config, const msg::WeightsFrame& weights, const CheckpointState& state,
     const std::function<Status(const std::string&)>& save_optimizer) {
@@ -141,16 +150,35 @@ Expected<std::string> CheckpointStore::save(
   if (auto s = save_checkpoint(dir.string(), config, weights, state, save_optimizer); !s)
     return s.error();
   if (auto s = write_text(fs::path(root_) / "latest", name); !s) return s.error();
-  // The best so far: the highest evaluation success, the earliest on ties.
-  double best = -1;
-  if (auto b = read_text(fs::path(root_) / "best"))
-    if (auto bs = state_from(fs::path(root_) / *b / "state.json")) best = bs->eval_success;
-  if (state.eval_success >= 0 && state.eval_success > best)
-    if (auto s = write_text(fs::path(root_) / "best", name); !s) return s.error();
+  if (auto s = update_best(name, state.eval_success, state.eval_mean_return); !s) return s.error();
   if (auto s = prune(); !s) return s.error();
   return dir.string();
 }
 
+// The best so far: the highest evaluation success, then the highest mean return (envs without
+// a goal have no success), the earliest on ties.
+Status CheckpointStore::update_best(const std::string& name, double success, double mean_return) {
+  if (success < 0) return Status::ok();  // not evaluated
+  if (auto b = read_text(fs::path(root_) / "best"))
+    if (auto best = state_from(fs::path(root_) / *b / "state.json"))
+      if (std::make_pair(success, mean_return) <=
+          std::make_pair(best->eval_success, best->eval_mean_return))
+        return Status::ok();
+  return write_text(fs::path(root_) / "best", name);
+}
+
+Status CheckpointStore::record_evaluation(const std::string& dir, double success,
+                                          double mean_return) {
+  const fs::path path(dir);
+  if (!fs::exists(path / "state.json")) return Status::ok();  // pruned meanwhile
+  auto state = state_from(path / "state.json");
+  if (!state) return state.error();
+  state->eval_success = success;
+  state->eval_mean_return = mean_return;
+  if (auto s = write_text(path / "state.json", to_json(*state).dump(2) + "\n"); !s) return s;
+  if (auto s = update_best(path.filename().string(), success, mean_return); !s) return s;
+  return prune();
+}
 Status CheckpointStore::prune() {
   std::vector<std::string> versions;
   for (const auto& entry : fs::directory_iterator(root_)) {

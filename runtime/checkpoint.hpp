@@ -43,6 +43,9 @@ Status save_checkpoint(const std::string& dir, const Config& config,
                        const std::function<Status(const std::string&)>& save_optimizer = {});
 // Reads and validates a checkpoint directory; errors name the file that is missing or wrong.
 Expected<Checkpoint> load_checkpoint(const std::string& dir);
+// A checkpoint directory itself, or a run directory's best checkpoint (its latest when none was
+// evaluated): what `dvla-ppo --eval` and `--init` accept.
+Expected<std::string> resolve_checkpoint(const std::string& path);
 
 // A run's checkpoints: <logdir>/checkpoints/v<version>, the last `keep` of them plus the best by
 // evaluation success; `latest` and `best` files name them.
@@ -53,12 +56,16 @@ class CheckpointStore {
   Expected<std::string> save(const Config& config, const msg::WeightsFrame& weights,
                              const CheckpointState& state,
                              const std::function<Status(const std::string&)>& save_optimizer = {});
+  // Writes an evaluation of checkpoint `dir` (one of this store's) into its state and makes it
+  // the best if it beats the best so far. A checkpoint pruned meanwhile is left alone.
+  Status record_evaluation(const std::string& dir, double success, double mean_return);
   // The newest checkpoint of a run directory (for --resume).
   static Expected<std::string> latest(const std::string& logdir);
   static Expected<std::string> best(const std::string& logdir);
 
  private:
   Status prune();
+  Status update_best(const std::string& name, double success, double mean_return);
   std::string root_;
   int keep_;
 };

@@ -30,7 +30,15 @@ std::vector<Field> fields(Config& c) {
       {"mode", "async (the Swimlane pipeline)", &c.run.mode},
       {"algo", "learning algorithm: ppo", &c.run.algo},
       {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
-      {"eval.episodes", "episodes of the final evaluation", &c.run.eval_episodes},
+      {"eval.episodes", "episodes of each evaluation (on the suite's evaluation states)",
+       &c.run.eval_episodes},
+      {"eval.every", "policy versions between evaluations during the run (0: only at the end)",
+       &c.run.eval_every},
+      {"checkpoint.every",
+       "policy versions between checkpoints under logdir/checkpoints (0: only at the end)",
+       &c.run.checkpoint_every},
+      {"checkpoint.keep", "checkpoints kept: the last N, plus the best by evaluation success",
+       &c.run.checkpoint_keep},
       {"progress_interval_s", "seconds between progress lines", &c.run.progress_interval_s},
       {"message_timeout_s", "seconds an actor may take to answer before it is reported",
        &c.run.message_timeout_s},
@@ -72,6 +80,10 @@ std::vector<Field> fields(Config& c) {
       {"model.preset", "VLA size: tiny | small | base | large", &c.model.preset},
       {"model.torchscript", "TorchScript policy file (model.policy=torchscript)",
        &c.model.torchscript},
+      {"model.init",
+       "checkpoint directory (or weights file) the policy starts from, e.g. an SFT checkpoint "
+       "(empty: fresh parameters from the seed)",
+       &c.model.init},
       {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
@@ -231,6 +243,11 @@ Status validate(const Config& c) {
     return fail("env '" + c.env.name + "' is not available (cartpole, synthetic, tabletop)");
   if (c.run.max_env_steps == 0) return fail("max_env_steps must be at least 1");
   if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
+  if (c.run.eval_every < 0) return fail("eval.every must not be negative");
+  if (c.run.eval_every > 0 && c.run.eval_episodes == 0)
+    return fail("eval.every needs eval.episodes of at least 1");
+  if (c.run.checkpoint_every < 0) return fail("checkpoint.every must not be negative");
+  if (c.run.checkpoint_keep < 1) return fail("checkpoint.keep must be at least 1");
   if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");
   if (c.run.message_timeout_s <= 0) return fail("message_timeout_s must be positive");
   if (c.graph.samplers < 1) return fail("samplers must be at least 1");

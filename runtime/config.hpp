@@ -19,6 +19,9 @@ struct RunConfig {
   std::string algo = "ppo";
   std::string logdir;  // where progress.jsonl and summary.json go; empty: nowhere
   int eval_episodes = 20;
+  int eval_every = 0;         // versions between evaluations during the run; 0: only at the end
+  int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
+  int checkpoint_keep = 3;    // the last N are kept, and the best by evaluation success
   double progress_interval_s = 1.0;
   double message_timeout_s = 60.0;  // an actor that does not answer within this is reported
 };
@@ -39,6 +42,7 @@ struct ModelConfig {
   std::vector<int64_t> hidden = {64, 64};  // mlp
   std::string preset = "small";            // vla: tiny | small | base | large
   std::string torchscript;                 // torchscript: path of the module file
+  std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed
 };
 
 struct Config {

@@ -5,6 +5,8 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 
+#include "runtime/checkpoint.hpp"
+
 namespace dvla {
 
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
@@ -34,41 +36,83 @@ PpoLearner::PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed)
 
 PpoLearner::~PpoLearner() = default;
 
-PpoStats PpoLearner::update(const TrainingBatch& batch) {
-  PpoStats stats;
-  const int64_t n = batch.size();
-  stats.samples = n;
-  if (n == 0) return stats;
-  const int64_t mb = std::min<int64_t>(config_.minibatch_size, n);
-  for (int epoch = 0; epoch < config_.epochs; ++epoch) {
-    const auto order = at::randperm(n, generator_, at::kLong);
-    for (int64_t start = 0; start + mb <= n; start += mb) {
-      const auto idx = order.narrow(0, start, mb);
-      auto adv = batch.advantages.index_select(0, idx);
-      if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-      const auto now =
-          policy_.evaluate(batch.inputs.index_select(idx), batch.actions.index_select(0, idx));
-      const auto loss = ppo_loss(now, batch.log_probs.index_select(0, idx), adv,
-                                 batch.returns.index_select(0, idx), config_);
-      optimizer_->zero_grad();
-      loss.total.backward();
-      torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
-      optimizer_->step();
-      stats.policy_loss += loss.policy.item<double>();
-      stats.value_loss += loss.value.item<double>();
-      stats.entropy += loss.entropy.item<double>();
-      stats.approx_kl += loss.approx_kl;
-      stats.clip_fraction += loss.clip_fraction;
-      ++stats.gradient_steps;
-    }
+std::string PpoLearner::rng_state() const {
+  const auto state = generator_.get_state().contiguous();
+  return to_hex(state.data_ptr<uint8_t>(), static_cast<size_t>(state.numel()));
+}
+
+Status PpoLearner::set_rng_state(const std::string& hex) {
+  auto bytes = from_hex(hex);
+  if (!bytes) return bytes.error().within("learner RNG state");
+  const auto expected = generator_.get_state().numel();
+  if (static_cast<int64_t>(bytes->size()) != expected)
+    return Error("learner RNG state has " + std::to_string(bytes->size()) + " bytes, expected " +
+                 std::to_string(expected));
+  generator_.set_state(
+      at::from_blob(bytes->data(), {static_cast<int64_t>(bytes->size())}, at::kByte).clone());
+  return Status::ok();
+}
+
+PpoStats PpoLearner::update(TrainingBatch batch) {
+  begin(std::move(batch));
+  while (step()) {
   }
-  const double k = std::max(stats.gradient_steps, 1);
-  stats.policy_loss /= k;
-  stats.value_loss /= k;
-  stats.entropy /= k;
-  stats.approx_kl /= k;
-  stats.clip_fraction /= k;
-  return stats;
+  return stats();
+}
+
+void PpoLearner::begin(TrainingBatch batch) {
+  batch_ = std::move(batch);
+  sums_ = PpoStats{};
+  sums_.samples = batch_.size();
+  epoch_ = 0;
+  next_ = 0;
+  updating_ = batch_.size() > 0 && config_.epochs > 0;
+  if (updating_) order_ = at::randperm(batch_.size(), generator_, at::kLong);
+}
+
+bool PpoLearner::step() {
+  if (!updating_) return false;
+  const int64_t n = batch_.size();
+  const int64_t mb = std::min<int64_t>(config_.minibatch_size, n);
+  const auto idx = order_.narrow(0, next_, mb);
+  auto adv = batch_.advantages.index_select(0, idx);
+  if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+  const auto now =
+      policy_.evaluate(batch_.inputs.index_select(idx), batch_.actions.index_select(0, idx));
+  const auto loss = ppo_loss(now, batch_.log_probs.index_select(0, idx), adv,
+                             batch_.returns.index_select(0, idx), config_);
+  optimizer_->zero_grad();
+  loss.total.backward();
+  torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
+  optimizer_->step();
+  sums_.policy_loss += loss.policy.item<double>();
+  sums_.value_loss += loss.value.item<double>();
+  sums_.entropy += loss.entropy.item<double>();
+  sums_.approx_kl += loss.approx_kl;
+  sums_.clip_fraction += loss.clip_fraction;
+  ++sums_.gradient_steps;
+  next_ += mb;
+  if (next_ + mb > n) {  // the epoch's last full minibatch is done
+    next_ = 0;
+    if (++epoch_ == config_.epochs) {
+      updating_ = false;
+      batch_ = TrainingBatch{};  // release the observations
+      return false;
+    }
+    order_ = at::randperm(n, generator_, at::kLong);
+  }
+  return true;
+}
+
+PpoStats PpoLearner::stats() const {
+  PpoStats s = sums_;
+  const double k = std::max(s.gradient_steps, 1);
+  s.policy_loss /= k;
+  s.value_loss /= k;
+  s.entropy /= k;
+  s.approx_kl /= k;
+  s.clip_fraction /= k;
+  return s;
 }
 
 }  // namespace dvla

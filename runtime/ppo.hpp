@@ -6,7 +6,9 @@
 #include <ATen/core/Tensor.h>
 
 #include <memory>
+#include <string>
 
+#include "runtime/expected.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/ppo_config.hpp"
 #include "runtime/training_batch.hpp"
@@ -36,18 +38,37 @@ struct PpoStats {
   int gradient_steps = 0;
 };
 
+// Updates run all at once (update) or one gradient step at a time (begin, then step until it
+// returns false), so that an actor can answer messages between the steps of a long update.
 class PpoLearner {
  public:
   PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed);
   ~PpoLearner();
-  PpoStats update(const TrainingBatch& batch);
+  PpoStats update(TrainingBatch batch);
+  void begin(TrainingBatch batch);
+  // One minibatch gradient step of the current update; false once the update is complete.
+  bool step();
+  bool updating() const { return updating_; }
+  // The statistics of the last (or current) update.
+  PpoStats stats() const;
   torch::optim::Adam& optimizer() { return *optimizer_; }
+  // The minibatch shuffler's state as hex text, for checkpoints; and back.
+  std::string rng_state() const;
+  Status set_rng_state(const std::string& hex);
 
  private:
   Policy& policy_;
   PpoConfig config_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   at::Generator generator_;  // minibatch shuffling
+  // The update in progress: its batch, the epoch's sample order and where in it the next
+  // minibatch starts.
+  TrainingBatch batch_;
+  at::Tensor order_;
+  int epoch_ = 0;
+  int64_t next_ = 0;
+  bool updating_ = false;
+  PpoStats sums_;
 };
 
 }  // namespace dvla

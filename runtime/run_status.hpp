@@ -2,9 +2,20 @@
 // RunStatus: where a training run stands, as the supervisor sees it. Plain data for progress
 // lines, the JSON summary and tests.
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace dvla {
+
+// The latest evaluation during the run (deterministic actions on the evaluation states).
+struct EvaluationSummary {
+  uint64_t version = 0;  // the policy version evaluated
+  int episodes = 0;      // 0: none yet
+  double success_rate = 0;
+  double mean_return = 0;
+  double mean_length = 0;
+  std::map<std::string, double> success_per_family;  // envs with tasks only
+};
 
 struct RunStatus {
   uint64_t env_steps = 0;
@@ -18,6 +29,9 @@ struct RunStatus {
   uint64_t samples_trained = 0;
   uint64_t dropped_stale = 0;      // env steps dropped by the staleness bound
   uint64_t rejected_messages = 0;  // malformed messages refused by any actor
+  uint64_t evaluations = 0;        // evaluations finished during the run
+  EvaluationSummary last_evaluation;
+  std::string last_checkpoint;  // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not
 };

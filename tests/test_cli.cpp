@@ -52,9 +52,20 @@ TEST_CASE("wrong flags and values say what is wrong and exit non-zero") {
   auto config = run("--config /no/such.conf");
   CHECK(config.status == 2);
   CHECK(config.output.find("cannot read config file '/no/such.conf'") != std::string::npos);
-  auto later = run("--resume runs/x");
+  auto resume = run("--resume no/such/run");
+  CHECK(resume.status == 2);
+  CHECK(resume.output.find("--resume: cannot read config file 'no/such/run/config.txt'") !=
+        std::string::npos);
+  auto eval = run("--eval no/such/checkpoint");
+  CHECK(eval.status == 2);
+  CHECK(eval.output.find("--eval: 'no/such/checkpoint' is neither a checkpoint") !=
+        std::string::npos);
+  auto both = run("--resume a --eval b");
+  CHECK(both.status == 2);
+  CHECK(both.output.find("--resume and --eval exclude each other") != std::string::npos);
+  auto later = run("--trace t.json");
   CHECK(later.status == 2);
-  CHECK(later.output.find("--resume is not available yet") != std::string::npos);
+  CHECK(later.output.find("--trace is not available yet") != std::string::npos);
 }
 
 TEST_CASE("--help lists flags and config keys") {
@@ -74,6 +85,41 @@ TEST_CASE("--json ends stdout with one JSON object holding the summary") {
   CHECK(summary["env_steps"].get<uint64_t>() >= 3000);
   CHECK(summary["eval_episodes"].get<int>() == 3);
   CHECK(o.output.find("env steps") != std::string::npos);  // progress was shown
+}
+
+TEST_CASE("--resume goes on from a run's last checkpoint; --eval evaluates a checkpoint") {
+  const std::string dir = "test_cli_resume";
+  std::filesystem::remove_all(dir);
+  const std::string quick = " --set eval.episodes=3 --json";
+  auto first = run("--max-env-steps 4000 --logdir " + dir + quick);
+  REQUIRE(first.status == 0);
+  const auto s1 = nlohmann::json::parse(last_line(first.output));
+  auto done = run("--resume " + dir + quick);  // max_env_steps is still 4000: nothing to do
+  CHECK(done.status == 1);
+  CHECK(done.output.find("raise --max-env-steps to train on") != std::string::npos);
+  auto moved = run("--resume " + dir + " --logdir elsewhere");
+  CHECK(moved.status == 2);
+  auto second = run("--resume " + dir + " --max-env-steps 8000" + quick);
+  REQUIRE(second.status == 0);
+  CHECK(second.output.find("resuming from " + dir + "/checkpoints/v") != std::string::npos);
+  const auto s2 = nlohmann::json::parse(last_line(second.output));
+  CHECK(s2["version"].get<uint64_t>() > s1["version"].get<uint64_t>());
+  CHECK(s2["env_steps"].get<uint64_t>() >= 8000);
+  std::ifstream progress(dir + "/progress.jsonl");
+  uint64_t previous = 0, lines = 0;
+  bool rising = true;
+  for (std::string line; std::getline(progress, line); ++lines) {
+    const auto steps = nlohmann::json::parse(line)["env_steps"].get<uint64_t>();
+    rising = rising && steps >= previous;
+    previous = steps;
+  }
+  CHECK(lines >= 2);  // both runs appended to one curve
+  CHECK(rising);
+  auto eval = run("--eval " + dir + quick);
+  REQUIRE(eval.status == 0);
+  const auto e = nlohmann::json::parse(last_line(eval.output));
+  CHECK(e["eval_episodes"].get<int>() == 3);
+  CHECK(e["checkpoint"].get<std::string>().find(dir + "/checkpoints/v") == 0);
 }
 
 TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {

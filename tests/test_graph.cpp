@@ -1,14 +1,19 @@
-// The whole actor graph: it learns CartPole on a CI-sized budget, runs user-composed parts, and a
-// failing actor ends the run with an error naming it instead of a hang.
-#include <doctest/doctest.h>
+// The whole actor graph: it learns CartPole on a CI-sized budget, runs user-composed parts,
+// checkpoints, evaluates and resumes, and a failing actor ends the run with an error naming it
+// instead of a hang.
+#include "tests/doctest_with_torch.hpp"
 
 #include <atomic>
+#include <filesystem>
 #include <stdexcept>
 
 #include "actors/training.hpp"
 #include "envs/env_config.hpp"
+#include "runtime/checkpoint.hpp"
 #include "runtime/evaluation.hpp"
+#include "runtime/flat_parameters.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/policy.hpp"
 
 using namespace dvla;
 
@@ -79,4 +84,65 @@ TEST_CASE("a bad config is refused before anything starts") {
   auto result = train(config, default_graph_parts(config));
   REQUIRE_FALSE(result);
   CHECK(result.error().message() == "invalid config: samplers must be at least 1");
+}
+
+TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version and counters") {
+  const std::string logdir = "test_graph_resume";
+  std::filesystem::remove_all(logdir);
+  Config config;
+  config.run.seed = 3;
+  config.run.max_env_steps = 12'000;
+  config.run.logdir = logdir;
+  config.run.checkpoint_every = 2;
+  config.run.checkpoint_keep = 2;
+  config.run.eval_every = 3;
+  config.run.eval_episodes = 4;
+  const auto parts = default_graph_parts(config);
+  auto first = train(config, parts);
+  REQUIRE_MESSAGE(first, first.error().message());
+  const auto& s1 = first->status;
+  CHECK(s1.evaluations >= 1);
+  CHECK(s1.last_evaluation.episodes == 4);
+  CHECK(s1.last_evaluation.version >= 3);
+  CHECK(s1.last_evaluation.version <= s1.version);
+  REQUIRE_FALSE(first->checkpoint.empty());
+  CHECK(s1.last_checkpoint == first->checkpoint);
+  CHECK(CheckpointStore::latest(logdir).value() == first->checkpoint);
+  auto saved = load_checkpoint(first->checkpoint);
+  REQUIRE_MESSAGE(saved, saved.error().message());
+  CHECK(saved->state.version == s1.version);
+  CHECK(saved->state.env_steps == s1.env_steps);
+  CHECK(saved->state.samples_trained == s1.samples_trained);
+  CHECK(saved->state.episodes == s1.episodes);
+  CHECK_FALSE(saved->optimizer_path.empty());
+  CHECK(saved->weights.size() == first->weights.size());
+  CHECK(std::equal(saved->weights.data(), saved->weights.data() + saved->weights.size(),
+                   first->weights.data()));
+
+  config.run.max_env_steps = 24'000;
+  auto second = train(config, parts, {}, std::make_shared<const Checkpoint>(*saved));
+  REQUIRE_MESSAGE(second, second.error().message());
+  const auto& s2 = second->status;
+  CHECK(s2.version > s1.version + 3);  // went on from the checkpoint's version
+  CHECK(s2.env_steps >= 24'000);
+  CHECK(s2.env_steps < 24'000 + 16);  // only the missing steps were collected
+  CHECK(s2.samples_trained > s1.samples_trained);
+  CHECK(s2.episodes > s1.episodes);
+  CHECK(CheckpointStore::latest(logdir).value() == second->checkpoint);
+  CHECK(load_checkpoint(second->checkpoint).value().state.version == s2.version);
+}
+
+TEST_CASE("resuming from a checkpoint of another policy is refused by name") {
+  Config config;
+  config.run.max_env_steps = 2'000;
+  auto checkpoint = std::make_shared<Checkpoint>();
+  Config other = config;
+  other.model.hidden = {8};
+  auto policy = default_graph_parts(other).make_policy(envs::spec_of(other.env));
+  checkpoint->weights = FlatParameters(*policy).to_frame(5);
+  checkpoint->state.version = 5;
+  auto result = train(config, default_graph_parts(config), {}, checkpoint);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().message().find("weight update does not fit this policy") !=
+        std::string::npos);
 }

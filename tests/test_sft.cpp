@@ -14,8 +14,10 @@
 #include "runtime/demonstration_file.hpp"
 #include "runtime/demonstration_recorder.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/initial_weights.hpp"
 #include "runtime/optimizer_state.hpp"
 #include "runtime/policy_input.hpp"
+#include "runtime/ppo.hpp"
 #include "runtime/vla_policy.hpp"
 
 using namespace dvla;
@@ -196,4 +198,55 @@ TEST_CASE("the checkpoint store keeps the last N and the best, and names the lat
   auto broken = load_checkpoint(logdir + "/checkpoints/nothing");
   REQUIRE_FALSE(broken);
   CHECK(broken.error().message().find("is not a directory") != std::string::npos);
+}
+
+TEST_CASE("an evaluation recorded later can make a checkpoint the best; --init reads it") {
+  const std::string logdir = "test_sft_record";
+  fs::remove_all(logdir);
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  FlatParameters flat(policy);
+  Config config;
+  CheckpointStore store(logdir, 3);
+  std::vector<std::string> dirs;
+  for (uint64_t v = 1; v <= 3; ++v) {
+    CheckpointState s;
+    s.version = v;
+    auto dir = store.save(config, flat.to_frame(v), s);
+    REQUIRE(dir);
+    dirs.push_back(*dir);
+  }
+  CHECK_FALSE(CheckpointStore::best(logdir));  // nothing evaluated yet
+  REQUIRE(store.record_evaluation(dirs[1], 0.6, 3.0));
+  REQUIRE(store.record_evaluation(dirs[2], 0.6, 2.0));  // a tie on success: the return decides
+  CHECK(CheckpointStore::best(logdir).value() == dirs[1]);
+  CHECK(load_checkpoint(dirs[1]).value().state.eval_success == 0.6);
+  CHECK(store.record_evaluation(logdir + "/checkpoints/v00000099", 1.0, 1.0));  // pruned: no-op
+  CHECK(CheckpointStore::best(logdir).value() == dirs[1]);
+
+  // model.init accepts the run directory (its best checkpoint) and loads those weights.
+  CHECK(resolve_checkpoint(logdir).value() == dirs[1]);
+  auto weights = load_initial_weights(logdir);
+  REQUIRE_MESSAGE(weights, weights.error().message());
+  VlaPolicy other(spec, vla_preset("tiny").value(), 77);
+  REQUIRE(load_into(other, *weights));
+  CHECK(at::equal(FlatParameters(other).flat(), flat.flat()));
+  auto missing = load_initial_weights("no/such/checkpoint");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message().find("no/such/checkpoint") != std::string::npos);
+  VlaPolicy wider(spec, vla_preset("small").value(), 5);
+  auto misfit = load_into(wider, *weights);
+  REQUIRE_FALSE(misfit);
+  CHECK(misfit.error().message().find("does not fit this policy") != std::string::npos);
+}
+
+TEST_CASE("the learner's shuffling state survives a checkpoint") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  PpoLearner a(policy, PpoConfig{}, 3), b(policy, PpoConfig{}, 4);
+  CHECK(a.rng_state() != b.rng_state());
+  REQUIRE(b.set_rng_state(a.rng_state()));
+  CHECK(a.rng_state() == b.rng_state());
+  CHECK_FALSE(b.set_rng_state("00ff"));
+  CHECK_FALSE(b.set_rng_state("not hex"));
 }

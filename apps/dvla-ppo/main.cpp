@@ -1,13 +1,16 @@
-// dvla-ppo: trains through the actor graph, shows progress, evaluates, and summarises.
+// dvla-ppo: trains through the actor graph, shows progress, evaluates, and summarises; resumes a
+// run from its checkpoints, or only evaluates a checkpoint.
 #include <fmt/core.h>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "actors/training.hpp"
 #include "apps/dvla-ppo/options.hpp"
 #include "runtime/blas_info.hpp"
+#include "runtime/checkpoint.hpp"
 #include "runtime/evaluation.hpp"
 #include "runtime/graph_parts.hpp"
 #include "runtime/weights_file.hpp"
@@ -15,37 +18,55 @@
 namespace {
 
 using dvla::Config;
+using dvla::EvaluationResult;
 using dvla::RunStatus;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 json status_json(const RunStatus& s) {
-  return {{"env_steps", s.env_steps},
-          {"wall_seconds", s.wall_seconds},
-          {"steps_per_second", s.steps_per_second},
-          {"episodes", s.episodes},
-          {"train_mean_return", s.mean_return},
-          {"train_success", s.success_rate},
-          {"version", s.version},
-          {"policy_lag_mean", s.policy_lag_mean},
-          {"samples_trained", s.samples_trained},
-          {"dropped_stale", s.dropped_stale},
-          {"rejected_messages", s.rejected_messages}};
+  json j = {{"env_steps", s.env_steps},
+            {"wall_seconds", s.wall_seconds},
+            {"steps_per_second", s.steps_per_second},
+            {"episodes", s.episodes},
+            {"train_mean_return", s.mean_return},
+            {"train_success", s.success_rate},
+            {"version", s.version},
+            {"policy_lag_mean", s.policy_lag_mean},
+            {"samples_trained", s.samples_trained},
+            {"dropped_stale", s.dropped_stale},
+            {"rejected_messages", s.rejected_messages},
+            {"evaluations", s.evaluations}};
+  if (s.evaluations > 0) {
+    const auto& e = s.last_evaluation;
+    j["last_eval"] = {{"version", e.version},         {"episodes", e.episodes},
+                      {"success", e.success_rate},    {"mean_return", e.mean_return},
+                      {"mean_length", e.mean_length}, {"success_family", e.success_per_family}};
+  }
+  return j;
 }
 
 void print_progress(const RunStatus& s) {
+  std::string eval;
+  if (s.evaluations > 0) {
+    const auto& e = s.last_evaluation;
+    eval = fmt::format(" | eval v{}: return {:.1f}", e.version, e.mean_return);
+    if (!e.success_per_family.empty())
+      eval += fmt::format(", success {:.0f}%", 100 * e.success_rate);
+  }
   fmt::print(
       "[{:7.1f}s] env steps {:>9} ({:>7.0f}/s) | mean return {:7.1f} over last {} eps | "
-      "version {:>4} | lag {:4.2f} | dropped {}\n",
+      "version {:>4} | lag {:4.2f} | dropped {}{}\n",
       s.wall_seconds, s.env_steps, s.steps_per_second, s.mean_return,
-      std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale);
+      std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale, eval);
   std::fflush(stdout);
 }
 
-// Appends one JSON line per progress report under logdir.
+// Appends one JSON line per progress report under logdir (a resumed run continues its file).
 class ProgressLog {
  public:
-  explicit ProgressLog(const std::string& logdir) {
-    if (!logdir.empty()) out_.open(std::filesystem::path(logdir) / "progress.jsonl");
+  ProgressLog(const std::string& logdir, bool append) {
+    if (!logdir.empty())
+      out_.open(fs::path(logdir) / "progress.jsonl", append ? std::ios::app : std::ios::trunc);
   }
   void write(const RunStatus& s) {
     if (out_) out_ << status_json(s).dump() << "\n" << std::flush;
@@ -55,17 +76,89 @@ class ProgressLog {
   std::ofstream out_;
 };
 
-int run(const dvla::apps::PpoOptions& options) {
+// Success means something only for envs with tasks (the tabletop suite), not for CartPole.
+void print_evaluation(const EvaluationResult& eval) {
+  fmt::print(
+      "evaluation: mean return {:.1f} over {} episodes (mean length {:.1f}){}\n", eval.mean_return,
+      eval.episodes, eval.mean_length,
+      eval.per_task.empty() ? "" : fmt::format(", success {:.1f}%", 100 * eval.success_rate));
+  for (const auto& [family, count] : eval.per_family)
+    fmt::print("  {:<11} {:5.1f}% ({}/{})\n", family, 100 * count.rate(), count.successes,
+               count.episodes);
+}
+
+void add_evaluation(json& summary, const EvaluationResult& eval) {
+  summary["eval_mean_return"] = eval.mean_return;
+  summary["eval_episodes"] = eval.episodes;
+  summary["eval_mean_length"] = eval.mean_length;
+  if (eval.per_task.empty()) return;
+  summary["eval_success"] = eval.success_rate;
+  for (const auto& [name, c] : eval.per_family) summary["eval_success_family"][name] = c.rate();
+  for (const auto& [name, c] : eval.per_task) summary["eval_success_task"][name] = c.rate();
+}
+
+void add_run(json& summary, const Config& config) {
+  summary["env"] = config.env.name;
+  summary["mode"] = config.run.mode;
+  summary["algo"] = config.run.algo;
+  summary["seed"] = config.run.seed;
+  summary["blas"] = dvla::loaded_blas();
+}
+
+int fail(const std::string& what) {
+  fmt::print(stderr, "dvla-ppo: {}\n", what);
+  return 1;
+}
+
+// --eval: evaluates a checkpoint's weights with the config it was trained with.
+int evaluate_only(const dvla::apps::PpoOptions& options) {
+  auto checkpoint = dvla::load_checkpoint(options.eval);
+  if (!checkpoint) return fail(checkpoint.error().message());
+  Config config = options.config;
+  config.model.init.clear();  // the checkpoint's weights replace whatever the run started from
+  fmt::print("dvla-ppo: evaluating {} (version {}) on {} episodes of {}\n", options.eval,
+             checkpoint->state.version, config.run.eval_episodes, config.env.name);
+  auto eval =
+      dvla::evaluate_weights(dvla::default_graph_parts(config), config, checkpoint->weights);
+  if (!eval) return fail(eval.error().message());
+  print_evaluation(*eval);
+  json summary = {{"checkpoint", options.eval}, {"version", checkpoint->state.version}};
+  add_evaluation(summary, *eval);
+  add_run(summary, config);
+  if (options.json) fmt::print("{}\n", summary.dump());
+  return 0;
+}
+
+// --resume: the run's latest checkpoint, which must leave env steps to train.
+dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(const std::string& logdir,
+                                                                     const Config& config) {
+  auto dir = dvla::CheckpointStore::latest(logdir);
+  if (!dir) return dir.error();
+  auto checkpoint = dvla::load_checkpoint(*dir);
+  if (!checkpoint) return checkpoint.error();
+  if (checkpoint->state.env_steps >= config.run.max_env_steps)
+    return dvla::Error("'" + *dir + "' already has " + std::to_string(checkpoint->state.env_steps) +
+                       " env steps of max_env_steps " + std::to_string(config.run.max_env_steps) +
+                       "; raise --max-env-steps to train on");
+  fmt::print("dvla-ppo: resuming from {} (version {}, {} env steps)\n", *dir,
+             checkpoint->state.version, checkpoint->state.env_steps);
+  return std::make_shared<const dvla::Checkpoint>(std::move(*checkpoint));
+}
+
+int train(const dvla::apps::PpoOptions& options) {
   const Config& config = options.config;
   const auto& logdir = config.run.logdir;
+  std::shared_ptr<const dvla::Checkpoint> resume;
+  if (!options.resume.empty()) {
+    auto point = resume_point(options.resume, config);
+    if (!point) return fail(point.error().message());
+    resume = *point;
+  }
   if (!logdir.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(logdir, ec);
-    if (ec) {
-      fmt::print(stderr, "dvla-ppo: cannot create logdir '{}': {}\n", logdir, ec.message());
-      return 1;
-    }
-    std::ofstream(std::filesystem::path(logdir) / "config.txt") << dvla::dump_config(config);
+    fs::create_directories(logdir, ec);
+    if (ec) return fail("cannot create logdir '" + logdir + "': " + ec.message());
+    std::ofstream(fs::path(logdir) / "config.txt") << dvla::dump_config(config);
   }
   fmt::print(
       "dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
@@ -75,56 +168,42 @@ int run(const dvla::apps::PpoOptions& options) {
       config.run.max_env_steps, dvla::loaded_blas());
   std::fflush(stdout);
 
-  ProgressLog log(logdir);
+  ProgressLog log(logdir, resume != nullptr);
   const auto parts = dvla::default_graph_parts(config);
-  auto result = dvla::train(config, parts, [&](const RunStatus& s) {
-    print_progress(s);
-    log.write(s);
-  });
-  if (!result) {
-    fmt::print(stderr, "dvla-ppo: training failed: {}\n", result.error().message());
-    return 1;
-  }
+  auto result = dvla::train(
+      config, parts,
+      [&](const RunStatus& s) {
+        print_progress(s);
+        log.write(s);
+      },
+      resume);
+  if (!result) return fail("training failed: " + result.error().message());
   if (!logdir.empty())
-    if (auto saved = dvla::save_weights((std::filesystem::path(logdir) / "final.weights").string(),
-                                        result->weights);
-        !saved) {
-      fmt::print(stderr, "dvla-ppo: {}\n", saved.error().message());
-      return 1;
-    }
+    if (auto saved =
+            dvla::save_weights((fs::path(logdir) / "final.weights").string(), result->weights);
+        !saved)
+      return fail(saved.error().message());
   auto eval = dvla::evaluate_weights(parts, config, result->weights);
-  if (!eval) {
-    fmt::print(stderr, "dvla-ppo: {}\n", eval.error().message());
-    return 1;
+  if (!eval) return fail(eval.error().message());
+  if (!result->checkpoint.empty()) {
+    dvla::CheckpointStore store(logdir, config.run.checkpoint_keep);
+    if (auto s = store.record_evaluation(result->checkpoint, eval->success_rate, eval->mean_return);
+        !s)
+      return fail(s.error().message());
   }
   const auto& s = result->status;
-  // Success means something only for envs with tasks (the tabletop suite), not for CartPole.
-  const bool tasks = !eval->per_task.empty();
   fmt::print(
       "done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
-      "as stale\nevaluation: mean return {:.1f} over {} episodes (mean length {:.1f}){}\n",
+      "as stale\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
-      s.dropped_stale, eval->mean_return, eval->episodes, eval->mean_length,
-      tasks ? fmt::format(", success {:.1f}%", 100 * eval->success_rate) : "");
-  for (const auto& [family, count] : eval->per_family)
-    fmt::print("  {:<11} {:5.1f}% ({}/{})\n", family, 100 * count.rate(), count.successes,
-               count.episodes);
+      s.dropped_stale);
+  print_evaluation(*eval);
+  if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);
   json summary = status_json(s);
-  summary["eval_mean_return"] = eval->mean_return;
-  summary["eval_episodes"] = eval->episodes;
-  summary["eval_mean_length"] = eval->mean_length;
-  if (tasks) {
-    summary["eval_success"] = eval->success_rate;
-    for (const auto& [name, c] : eval->per_family) summary["eval_success_family"][name] = c.rate();
-    for (const auto& [name, c] : eval->per_task) summary["eval_success_task"][name] = c.rate();
-  }
-  summary["env"] = config.env.name;
-  summary["mode"] = config.run.mode;
-  summary["algo"] = config.run.algo;
-  summary["seed"] = config.run.seed;
-  summary["blas"] = dvla::loaded_blas();
-  if (!logdir.empty())
-    std::ofstream(std::filesystem::path(logdir) / "summary.json") << summary.dump(2) << "\n";
+  add_evaluation(summary, *eval);
+  add_run(summary, config);
+  if (!result->checkpoint.empty()) summary["checkpoint"] = result->checkpoint;
+  if (!logdir.empty()) std::ofstream(fs::path(logdir) / "summary.json") << summary.dump(2) << "\n";
   if (options.json) fmt::print("{}\n", summary.dump());
   return 0;
 }
@@ -143,7 +222,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    return run(*options);
+    return options->eval.empty() ? train(*options) : evaluate_only(*options);
   } catch (const std::exception& e) {
     fmt::print(stderr, "dvla-ppo: {}\n", e.what());
     return 1;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/common/command_line.hpp"
+#include "runtime/checkpoint.hpp"
 
 namespace dvla::apps {
 namespace {
@@ -23,6 +24,7 @@ const std::map<std::string, std::string>& key_flags() {
       {"--envs-per-sampler", "envs_per_sampler"},
       {"--logdir", "logdir"},
       {"--suite", "tabletop.suite"},
+      {"--init", "model.init"},
   };
   return flags;
 }
@@ -30,11 +32,30 @@ const std::map<std::string, std::string>& key_flags() {
 // Flags of the contract whose features arrive with later work.
 const std::map<std::string, std::string>& later_flags() {
   static const std::map<std::string, std::string> flags{
-      {"--resume", "checkpoints"},
-      {"--eval", "checkpoints"},
       {"--trace", "lane traces"},
   };
   return flags;
+}
+
+// The config a resumed run or an evaluated checkpoint was made with.
+Status load_base_config(PpoOptions& options) {
+  if (!options.resume.empty() && !options.eval.empty())
+    return Error("--resume and --eval exclude each other");
+  std::string file;
+  if (!options.resume.empty()) {
+    file = options.resume + "/config.txt";
+  } else if (!options.eval.empty()) {
+    auto dir = resolve_checkpoint(options.eval);
+    if (!dir) return dir.error().within("--eval");
+    options.eval = *dir;
+    file = *dir + "/config.txt";
+  } else {
+    return Status::ok();
+  }
+  if (auto s = load_config_file(options.config, file); !s)
+    return s.error().within(options.resume.empty() ? "--eval" : "--resume");
+  if (!options.resume.empty()) options.config.run.logdir = options.resume;
+  return Status::ok();
 }
 
 }  // namespace
@@ -62,6 +83,10 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
       const auto eq = v->find('=');
       if (eq == std::string::npos) return Error("--set needs key=value, got '" + *v + "'");
       settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (flag == "--resume" || flag == "--eval") {
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      (flag == "--resume" ? options.resume : options.eval) = *v;
     } else if (auto k = key_flags().find(flag); k != key_flags().end()) {
       auto v = line.value_of(flag);
       if (!v) return v.error();
@@ -72,10 +97,14 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
       return Error("unknown flag '" + flag + "'");
     }
   }
+  if (auto s = load_base_config(options); !s) return s.error();
   if (!config_file.empty())
     if (auto s = load_config_file(options.config, config_file); !s) return s.error();
-  for (const auto& [key, value] : settings)
+  for (const auto& [key, value] : settings) {
+    if (!options.resume.empty() && key == "logdir" && value != options.resume)
+      return Error("--resume continues in its own directory; --logdir cannot move it");
     if (auto s = set_config_value(options.config, key, value); !s) return s.error();
+  }
   if (auto s = validate(options.config); !s) return s.error();
   return options;
 }
@@ -97,11 +126,18 @@ std::string ppo_help() {
       "  --seed S                seed\n"
       "  --samplers N            samplers\n"
       "  --envs-per-sampler N    envs_per_sampler\n"
-      "  --logdir DIR            logdir: writes progress.jsonl, summary.json, config.txt and\n"
-      "                          final.weights (dvla-render --policy DIR shows the policy)\n"
+      "  --init CHECKPOINT       model.init: start from a checkpoint's weights (dvla-sft's)\n"
+      "  --logdir DIR            logdir: writes progress.jsonl, summary.json, config.txt,\n"
+      "                          final.weights (dvla-render --policy DIR shows the policy) and\n"
+      "                          checkpoints/ (every checkpoint.every versions and at the end)\n"
+      "  --resume DIR            continue the run in logdir DIR from its latest checkpoint:\n"
+      "                          its config, then the flags given (raise --max-env-steps to\n"
+      "                          train longer); version, counters and curve go on\n"
+      "  --eval CHECKPOINT       only evaluate a checkpoint (or a run directory's best) on\n"
+      "                          eval.episodes of the evaluation states\n"
       "  --json                  print the summary as one JSON object on the last stdout line\n"
       "  --help                  this text\n"
-      "  (--resume, --eval and --trace arrive with later work)\n\n"
+      "  (--trace arrives with later work)\n\n"
       "Config keys (default):\n";
   for (const auto& k : config_keys())
     text += fmt::format("  {:<28} {} ({})\n", k.key, k.description,

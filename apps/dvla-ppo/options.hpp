@@ -9,11 +9,14 @@ namespace dvla::apps {
 
 struct PpoOptions {
   Config config;
-  bool json = false;  // last stdout line: the summary as one JSON object
+  std::string resume;  // --resume: a run directory to continue (its logdir)
+  std::string eval;    // --eval: a checkpoint (or run directory) to evaluate, no training
+  bool json = false;   // last stdout line: the summary as one JSON object
   bool help = false;
 };
 
-// Applies --config FILE first, then the other flags in order; checks the result with validate().
+// Starts from the defaults, or from the resumed run's or evaluated checkpoint's config.txt; then
+// applies --config FILE, then the other flags in order; checks the result with validate().
 Expected<PpoOptions> parse_ppo_options(int argc, char** argv);
 std::string ppo_help();
 

@@ -34,6 +34,7 @@ const char* usage =
     "      tabletop suite (default mixed, 10 per task, 64x64 images); only successful episodes\n"
     "      unless --all. The format is in docs/datasets.md.\n"
     "  dvla-sft train --data FILE --out DIR [--epochs N] [--minibatch N] [--lr X] [--seed S]\n"
+    "                 [--image-shift PIXELS]\n"
     "                 [--set KEY=VALUE]... [--json]\n"
     "      Fits the policy (model.* keys; default the small VLA) to the demonstrations, writes\n"
     "      the checkpoint DIR, and evaluates it on eval.episodes (default 20 per training task)\n"
@@ -135,7 +136,7 @@ void print_evaluation(const EvaluationResult& e) {
 }
 
 int train(dvla::apps::CommandLine& line) {
-  auto f = parse(line, {"--data", "--out", "--epochs", "--minibatch", "--lr", "--seed"});
+  auto f = parse(line, {"--data", "--out", "--epochs", "--minibatch", "--lr", "--seed", "--image-shift"});
   if (!f) return fmt::print(stderr, "dvla-sft train: {}\n", f.error().message()), 2;
   if (!f->values.count("--data") || !f->values.count("--out"))
     return fmt::print(stderr, "dvla-sft train: --data FILE and --out DIR are required\n"), 2;
@@ -161,8 +162,9 @@ int train(dvla::apps::CommandLine& line) {
     if (f->values.count("--epochs")) sft.epochs = std::stoi(f->values["--epochs"]);
     if (f->values.count("--minibatch")) sft.minibatch_size = std::stoi(f->values["--minibatch"]);
     if (f->values.count("--lr")) sft.learning_rate = std::stod(f->values["--lr"]);
+    if (f->values.count("--image-shift")) sft.image_shift = std::stoi(f->values["--image-shift"]);
   } catch (const std::exception&) {
-    return fmt::print(stderr, "dvla-sft train: --epochs, --minibatch and --lr need numbers\n"), 2;
+    return fmt::print(stderr, "dvla-sft train: --epochs, --minibatch, --lr and --image-shift need numbers\n"), 2;
   }
   auto policy = make_policy(config.model, spec, config.run.seed);
   if (!policy) return fmt::print(stderr, "dvla-sft train: {}\n", policy.error().message()), 2;
