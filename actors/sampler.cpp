@@ -24,6 +24,8 @@ struct SamplerState {
   uint64_t observation_sequence = 0;
   uint64_t segment_sequence = 0;
   uint64_t steps = 0;            // batched steps taken
+  uint64_t counted_steps = 0;    // env steps within episodes (episodic: the valid ones)
+  uint64_t round = 0;            // episodic: rounds of episodes started
   int in_flight = 0;             // segments the trainer has not acknowledged
   bool awaiting_answer = false;  // an observation request is out
   bool paused = false;
@@ -83,6 +85,29 @@ void ship_segment(self_ptr self, const float* bootstrap_values) {
   report(self);
 }
 
+bool episodic(const SamplerState& s) { return s.setup.group_size > 0; }
+
+bool budget_spent(const SamplerState& s) {
+  return s.setup.step_budget > 0 && s.counted_steps >= s.setup.step_budget * s.env->size();
+}
+
+// Episodic: a round of episodes, each group of envs from one initial state of its own.
+void start_round(SamplerState& s) {
+  const auto envs = s.env->size();
+  const auto group = static_cast<size_t>(s.setup.group_size);
+  // Batch indices apart from the continuous samplers' (their ids) and from evaluation seeds.
+  const uint64_t index = (uint64_t{1} << 39) | (uint64_t{s.setup.id} << 24) | s.round++;
+  const auto group_seeds = envs::derive_seeds(s.setup.seed, index, envs / group);
+  std::vector<uint64_t> seeds(envs);
+  std::vector<int32_t> groups(envs);
+  for (size_t e = 0; e < envs; ++e) {
+    seeds[e] = group_seeds[e / group];
+    groups[e] = static_cast<int32_t>(e / group);
+  }
+  s.env->reset(seeds);
+  s.segment->start_episodes(std::move(groups));
+}
+
 void step(self_ptr self, const msg::ActionBatch& answer) {
   auto& s = self->state;
   s.segment->begin_step(s.env->output(), answer);
@@ -90,13 +115,28 @@ void step(self_ptr self, const msg::ActionBatch& answer) {
   const auto& out = s.env->output();
   s.segment->end_step(out);
   ++s.steps;
-  s.unreported_steps += s.env->size();
   for (size_t e = 0; e < s.env->size(); ++e) {
+    if (!s.segment->last_step_valid(static_cast<int64_t>(e))) continue;
+    ++s.unreported_steps;
+    ++s.counted_steps;
     if (!out.episode_ended(e)) continue;
     s.unreported_returns.push_back(out.episode_ends[e].episode_return);
     s.unreported_successes.push_back(out.episode_ends[e].success ? 1.0 : 0.0);
   }
-  if (s.setup.step_budget > 0 && s.steps >= s.setup.step_budget) s.draining = true;
+  if (!episodic(s) && budget_spent(s)) s.draining = true;
+}
+
+// Episodic: once every episode of the round has ended the segment ships (no bootstrapping: there
+// is nothing after an ended episode) and the next round starts, unless the budget is spent.
+void end_round_if_done(self_ptr self) {
+  auto& s = self->state;
+  if (!s.segment->episodes_ended()) return;
+  const std::vector<float> no_bootstrap(s.env->size(), 0.f);
+  ship_segment(self, no_bootstrap.data());
+  if (budget_spent(s))
+    s.draining = true;
+  else
+    start_round(s);
 }
 
 // An answer for the current observations: it closes a full segment (its values bootstrap it)
@@ -115,10 +155,14 @@ void on_answer(self_ptr self, const msg::ActionFrame& frame) {
     return;
   }
   s.malformed_answers = 0;
-  if (!s.segment->empty() && (s.segment->full() || s.draining))
+  if (!episodic(s) && !s.segment->empty() && (s.segment->full() || s.draining))
     ship_segment(self, answer->values.data);
   if (s.draining || s.finished) return finish_if_done(self);
   step(self, *answer);
+  if (episodic(s)) {
+    end_round_if_done(self);
+    if (s.draining) return finish_if_done(self);
+  }
   request_actions(self);
 }
 
@@ -126,7 +170,9 @@ void request_actions(self_ptr self) {
   auto& s = self->state;
   if (s.paused || s.awaiting_answer || s.finished) return;
   if (s.draining && s.segment->empty()) return;  // nothing left to bootstrap
-  if (s.in_flight >= s.setup.segments_in_flight && s.segment->full()) return;  // wait for credit
+  // At a segment boundary with every credit spent: wait for the trainer's acknowledgement.
+  const bool boundary = episodic(s) ? s.segment->empty() : s.segment->full();
+  if (s.in_flight >= s.setup.segments_in_flight && boundary) return;
   msg::ObservationBatch b;
   b.sampler_id = s.setup.id;
   b.sequence = s.observation_sequence++;
@@ -168,12 +214,28 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
   s.setup = std::move(setup);
   s.env = s.setup.make_env();
   if (!s.env) throw std::invalid_argument(s.setup.name + ": the env factory returned nothing");
-  s.segment = std::make_unique<SegmentBuilder>(s.env->spec(), static_cast<int64_t>(s.env->size()),
-                                               s.setup.segment_length);
+  int64_t length = s.setup.segment_length;
+  if (episodic(s)) {
+    // A segment holds whole episodes: at least the env's time limit.
+    const int limit = s.env->spec().max_episode_steps;
+    if (limit <= 0)
+      throw std::invalid_argument(s.setup.name + ": grpo needs episodes that end, but env '" +
+                                  s.env->spec().name + "' has no time limit");
+    if (s.env->size() % static_cast<size_t>(s.setup.group_size) != 0)
+      throw std::invalid_argument(s.setup.name + ": groups of " +
+                                  std::to_string(s.setup.group_size) + " do not divide " +
+                                  std::to_string(s.env->size()) + " envs");
+    length = std::max<int64_t>(length, limit);
+  }
+  s.segment =
+      std::make_unique<SegmentBuilder>(s.env->spec(), static_cast<int64_t>(s.env->size()), length);
   return {
       [self](start_atom) {
         auto& s = self->state;
-        s.env->reset(envs::derive_seeds(s.setup.seed, s.setup.id, s.env->size()));
+        if (episodic(s))
+          start_round(s);
+        else
+          s.env->reset(envs::derive_seeds(s.setup.seed, s.setup.id, s.env->size()));
         request_actions(self);
       },
       [self](const msg::ControlFrame& frame) { on_control(self, frame); },

@@ -126,6 +126,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.segment_length = c.graph.segment_length;
     setup.segments_in_flight = c.graph.segments_in_flight;
     setup.step_budget = budgets[static_cast<size_t>(i)];
+    setup.group_size = c.run.algo == "grpo" ? c.grpo.group_size : 0;
     setup.timeout_s = c.run.message_timeout_s;
     setup.inference = replicas[static_cast<size_t>(i) % replicas.size()];
     setup.trainer = s.trainer;

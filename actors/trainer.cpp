@@ -1,6 +1,7 @@
 #include "actors/trainer.hpp"
 
 #include <torch/optim/adam.h>
+#include <torch/utils.h>
 #include <caf/all.hpp>
 
 #include "actors/actor_support.hpp"
@@ -9,6 +10,7 @@
 #include "messages/version_announcement.hpp"
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/grpo.hpp"
 #include "runtime/observation_check.hpp"
 #include "runtime/optimizer_state.hpp"
 #include "runtime/policy.hpp"
@@ -34,6 +36,7 @@ struct PendingCheckpoint {
 struct TrainerState {
   TrainerSetup setup;
   std::shared_ptr<Policy> policy;
+  std::shared_ptr<Policy> reference;  // the starting policy, for a KL term; null without one
   std::unique_ptr<FlatParameters> parameters;
   std::unique_ptr<PpoLearner> learner;
   std::unique_ptr<StalenessBound> staleness;
@@ -48,6 +51,18 @@ struct TrainerState {
   uint64_t samples_trained = 0;
   msg::WeightsFrame published;  // the frame of `version`
 };
+
+bool grpo(const Config& c) { return c.run.algo == "grpo"; }
+
+// GRPO has no critic and its advantages are already normalised within groups.
+PpoConfig learner_config(const Config& c) {
+  PpoConfig p = c.ppo;
+  if (grpo(c)) {
+    p.value_coef = 0;
+    p.normalize_advantages = false;
+  }
+  return p;
+}
 
 std::string segment_mismatch(const msg::TrajectorySegment& s, const envs::EnvSpec& spec) {
   if (auto m = observation_mismatch(s.observations, 2, spec); !m.empty()) return "segment " + m;
@@ -117,9 +132,14 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   std::vector<msg::TrajectorySegment> segments;
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
-  auto batch =
-      make_training_batch(segments, *s.policy, static_cast<float>(s.setup.config.ppo.gamma),
-                          static_cast<float>(s.setup.config.ppo.gae_lambda), s.version);
+  const auto& c = s.setup.config;
+  auto batch = grpo(c) ? make_grpo_batch(segments, c.grpo.reward, s.version, s.reference.get())
+                       : make_training_batch(segments, *s.policy, static_cast<float>(c.ppo.gamma),
+                                             static_cast<float>(c.ppo.gae_lambda), s.version);
+  if (s.reference && !batch.reference_log_probs.defined() && batch.size() > 0) {
+    torch::NoGradGuard no_grad;
+    batch.reference_log_probs = s.reference->evaluate(batch.inputs, batch.actions).log_probs;
+  }
   s.batch_lag = batch.policy_lag_mean;
   s.learner->begin(std::move(batch));
   s.buffer.clear();
@@ -169,7 +189,8 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
   s.parameters = std::make_unique<FlatParameters>(*s.policy);
-  s.learner = std::make_unique<PpoLearner>(*s.policy, s.setup.config.ppo, s.setup.seed);
+  s.learner = std::make_unique<PpoLearner>(*s.policy, learner_config(s.setup.config), s.setup.seed);
+  if (s.setup.config.ppo.kl_coef > 0) s.reference = s.setup.make_policy();
   s.staleness =
       std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.config.ppo.max_policy_lag));
   if (!s.setup.checkpoint_root.empty())
@@ -184,9 +205,15 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
         if (!segment)
           return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                         segment.error().message());
-        if (auto mismatch = segment_mismatch(*segment, s.setup.spec); !mismatch.empty())
+        auto mismatch = segment_mismatch(*segment, s.setup.spec);
+        if (mismatch.empty() && grpo(s.setup.config)) mismatch = grpo_mismatch(*segment);
+        if (!mismatch.empty())
           return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
-        const int64_t samples = segment->steps() * segment->envs();
+        // GRPO trains on the valid steps of groups whose episodes scored differently.
+        const int64_t samples = grpo(s.setup.config)
+                                    ? informative_samples(*segment, s.setup.config.grpo.reward)
+                                    : segment->steps() * segment->envs();
+        if (samples == 0) return s.version;
         if (!s.staleness->admit(s.version, segment->oldest_version(),
                                 static_cast<uint64_t>(samples)))
           return s.version;

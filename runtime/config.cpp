@@ -28,7 +28,7 @@ std::vector<Field> fields(Config& c) {
       {"seed", "seed of every random stream of the run", &c.run.seed},
       {"max_env_steps", "env steps to collect before training stops", &c.run.max_env_steps},
       {"mode", "async (the Swimlane pipeline)", &c.run.mode},
-      {"algo", "learning algorithm: ppo", &c.run.algo},
+      {"algo", "learning algorithm: ppo | grpo", &c.run.algo},
       {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
       {"eval.episodes", "episodes of each evaluation (on the suite's evaluation states)",
        &c.run.eval_episodes},
@@ -96,8 +96,16 @@ std::vector<Field> fields(Config& c) {
       {"ppo.batch_size", "env steps gathered per update", &c.ppo.batch_size},
       {"ppo.max_policy_lag", "staleness bound: samples more versions behind are dropped",
        &c.ppo.max_policy_lag},
-      {"ppo.normalize_advantages", "normalise advantages per minibatch",
+      {"ppo.normalize_advantages", "normalise advantages per minibatch (ppo)",
        &c.ppo.normalize_advantages},
+      {"ppo.kl_coef",
+       "weight of the KL to the starting policy (model.init or the seed's), e.g. for grpo",
+       &c.ppo.kl_coef},
+      {"grpo.group_size",
+       "grpo: episodes per group, all from one initial state (divides envs_per_sampler)",
+       &c.grpo.group_size},
+      {"grpo.reward", "grpo: episode score, success (1 or 0: sparse) | return (summed env reward)",
+       &c.grpo.reward},
   };
 }
 
@@ -238,7 +246,16 @@ Status load_config_file(Config& config, const std::string& path) {
 Status validate(const Config& c) {
   auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
   if (c.run.mode != "async") return fail("mode '" + c.run.mode + "' is not available (async)");
-  if (c.run.algo != "ppo") return fail("algo '" + c.run.algo + "' is not available (ppo)");
+  if (c.run.algo != "ppo" && c.run.algo != "grpo")
+    return fail("algo '" + c.run.algo + "' is not available (ppo, grpo)");
+  if (c.run.algo == "grpo") {
+    if (c.grpo.group_size < 2) return fail("grpo.group_size must be at least 2");
+    if (c.graph.envs_per_sampler % c.grpo.group_size != 0)
+      return fail("grpo.group_size " + std::to_string(c.grpo.group_size) +
+                  " does not divide envs_per_sampler " + std::to_string(c.graph.envs_per_sampler));
+    if (c.grpo.reward != "success" && c.grpo.reward != "return")
+      return fail("grpo.reward '" + c.grpo.reward + "' is not success or return");
+  }
   if (c.env.name != "cartpole" && c.env.name != "synthetic" && c.env.name != "tabletop")
     return fail("env '" + c.env.name + "' is not available (cartpole, synthetic, tabletop)");
   if (c.run.max_env_steps == 0) return fail("max_env_steps must be at least 1");
@@ -278,6 +295,7 @@ Status validate(const Config& c) {
   if (p.batch_size < 1) return fail("ppo.batch_size must be at least 1");
   if (p.max_policy_lag < 0) return fail("ppo.max_policy_lag must not be negative");
   if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
+  if (p.kl_coef < 0) return fail("ppo.kl_coef must not be negative");
   if (c.env.name == "synthetic") {
     const auto& s = c.env.synthetic;
     if (s.observation_size < 1 || s.choices < 2 || s.episode_length < 1 || s.step_latency_us < 0)

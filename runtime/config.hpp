@@ -8,6 +8,7 @@
 
 #include "envs/env_config.hpp"
 #include "runtime/expected.hpp"
+#include "runtime/grpo_config.hpp"
 #include "runtime/ppo_config.hpp"
 
 namespace dvla {
@@ -16,8 +17,8 @@ struct RunConfig {
   uint64_t seed = 1;
   uint64_t max_env_steps = 500'000;
   std::string mode = "async";  // async: the Swimlane pipeline
-  std::string algo = "ppo";
-  std::string logdir;  // where progress.jsonl and summary.json go; empty: nowhere
+  std::string algo = "ppo";    // ppo | grpo
+  std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
   int eval_episodes = 20;
   int eval_every = 0;         // versions between evaluations during the run; 0: only at the end
   int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
@@ -51,6 +52,7 @@ struct Config {
   envs::EnvConfig env;
   ModelConfig model;
   PpoConfig ppo;
+  GrpoConfig grpo;
 };
 
 struct ConfigKeyInfo {

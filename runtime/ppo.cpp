@@ -10,7 +10,8 @@
 namespace dvla {
 
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
-                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config) {
+                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
+                 const at::Tensor& reference_log_probs) {
   const auto log_ratio = now.log_probs - behaviour_log_probs;
   const auto ratio = log_ratio.exp();
   const auto clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip);
@@ -19,6 +20,11 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
   l.value = 0.5 * (now.values - returns).pow(2).mean();
   l.entropy = now.entropy.mean();
   l.total = l.policy + config.value_coef * l.value - config.entropy_coef * l.entropy;
+  if (reference_log_probs.defined() && config.kl_coef > 0) {
+    const auto d = reference_log_probs - now.log_probs;
+    l.reference_kl = (d.exp() - d - 1).mean();
+    l.total = l.total + config.kl_coef * l.reference_kl;
+  }
   {
     at::NoGradGuard no_grad;
     l.approx_kl = ((ratio - 1) - log_ratio).mean().item<double>();
@@ -79,8 +85,11 @@ bool PpoLearner::step() {
   if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
   const auto now =
       policy_.evaluate(batch_.inputs.index_select(idx), batch_.actions.index_select(0, idx));
+  const auto reference = batch_.reference_log_probs.defined()
+                             ? batch_.reference_log_probs.index_select(0, idx)
+                             : at::Tensor();
   const auto loss = ppo_loss(now, batch_.log_probs.index_select(0, idx), adv,
-                             batch_.returns.index_select(0, idx), config_);
+                             batch_.returns.index_select(0, idx), config_, reference);
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
@@ -90,6 +99,7 @@ bool PpoLearner::step() {
   sums_.entropy += loss.entropy.item<double>();
   sums_.approx_kl += loss.approx_kl;
   sums_.clip_fraction += loss.clip_fraction;
+  if (loss.reference_kl.defined()) sums_.reference_kl += loss.reference_kl.item<double>();
   ++sums_.gradient_steps;
   next_ += mb;
   if (next_ + mb > n) {  // the epoch's last full minibatch is done
@@ -112,6 +122,7 @@ PpoStats PpoLearner::stats() const {
   s.entropy /= k;
   s.approx_kl /= k;
   s.clip_fraction /= k;
+  s.reference_kl /= k;
   return s;
 }
 

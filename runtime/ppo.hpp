@@ -24,16 +24,22 @@ struct PpoLoss {
   at::Tensor policy;         // -min(r A, clip(r) A), averaged
   at::Tensor value;          // 0.5 (V - R)^2, averaged
   at::Tensor entropy;        // mean entropy
+  at::Tensor reference_kl;   // KL to the reference policy (k3 estimate); undefined without one
   double approx_kl = 0;      // mean (r - 1) - log r
   double clip_fraction = 0;  // share of samples whose ratio was clipped
 };
 
-// The loss of one minibatch given the current policy's evaluation of it.
+// The loss of one minibatch given the current policy's evaluation of it. With
+// `reference_log_probs` (the starting policy's, of the same actions) and config.kl_coef > 0, it
+// adds kl_coef * KL(now || reference), estimated per sample as exp(d) - d - 1 with
+// d = reference - now (unbiased, never negative).
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
-                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config);
+                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
+                 const at::Tensor& reference_log_probs = {});
 
 struct PpoStats {
-  double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0;
+  double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
+         reference_kl = 0;
   int64_t samples = 0;
   int gradient_steps = 0;
 };

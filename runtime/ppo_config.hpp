@@ -17,6 +17,7 @@ struct PpoConfig {
   int batch_size = 1024;     // env steps the trainer gathers before an update
   int max_policy_lag = 4;    // staleness bound: samples more versions behind are dropped
   bool normalize_advantages = true;
+  double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
 };
 
 }  // namespace dvla

@@ -26,6 +26,24 @@ SegmentBuilder::SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t 
   versions_.reserve(static_cast<size_t>(max_steps));
 }
 
+void SegmentBuilder::start_episodes(std::vector<int32_t> groups) {
+  if (!empty()) throw std::logic_error("episodes start with a segment, not within one");
+  if (static_cast<int64_t>(groups.size()) != envs_)
+    throw std::invalid_argument("start_episodes needs one group per env");
+  episodic_ = true;
+  groups_ = std::move(groups);
+  valid_.assign(static_cast<size_t>(envs_ * max_steps_), 0);
+  ended_.assign(static_cast<size_t>(envs_), 0);
+}
+
+bool SegmentBuilder::episodes_ended() const {
+  return episodic_ && std::all_of(ended_.begin(), ended_.end(), [](uint8_t e) { return e != 0; });
+}
+
+bool SegmentBuilder::last_step_valid(int64_t env) const {
+  return !episodic_ || steps_ == 0 || valid_[static_cast<size_t>((steps_ - 1) * envs_ + env)];
+}
+
 void SegmentBuilder::begin_step(const envs::BatchOutput& before, const msg::ActionBatch& answer) {
   if (full()) throw std::logic_error("segment is full: finish it before recording more steps");
   if (step_open_) throw std::logic_error("begin_step twice without end_step");
@@ -52,6 +70,11 @@ void SegmentBuilder::end_step(const envs::BatchOutput& outcome) {
   std::copy_n(outcome.truncated.data(), n, truncated_.begin() + cell);
   for (size_t e = 0; e < n; ++e) {
     success_[cell + e] = outcome.episode_ended(e) && outcome.episode_ends[e].success;
+    if (episodic_) {
+      valid_[cell + e] = !ended_[e];
+      if (ended_[e]) continue;  // past its episode: nothing of this step is used
+      ended_[e] = outcome.episode_ended(e);
+    }
     if (!outcome.truncated[e]) continue;
     final_indices_.push_back(static_cast<uint32_t>(cell + e));
     finals_.append_final(outcome, e, observations_.tokens(static_cast<int64_t>(cell + e)));
@@ -81,7 +104,13 @@ msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
   s.final_indices = final_indices_;
   if (!final_indices_.empty())
     s.final_observations = finals_.view({static_cast<int64_t>(final_indices_.size())});
+  if (episodic_) {
+    s.valid = {valid_.data(), per_step};
+    s.groups = groups_;
+  }
   auto frame = msg::build(s);
+  std::fill(valid_.begin(), valid_.end(), 0);
+  std::fill(ended_.begin(), ended_.end(), 0);
   steps_ = 0;
   versions_.clear();
   final_indices_.clear();

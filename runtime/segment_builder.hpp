@@ -22,6 +22,15 @@ class SegmentBuilder {
   // Records the env's `outcome` of applying the answer's actions, completing the step.
   void end_step(const envs::BatchOutput& outcome);
 
+  // Episodic collection (GRPO): from now on each env runs one episode per segment, steps after
+  // its episode ended are recorded as invalid, and `groups` ([envs]) name the envs that started
+  // from one initial state. Call at the start of each segment's episodes.
+  void start_episodes(std::vector<int32_t> groups);
+  // Episodic: every env's episode has ended.
+  bool episodes_ended() const;
+  // Whether env `env`'s part of the last step was within its episode (always, unless episodic).
+  bool last_step_valid(int64_t env) const;
+
   int64_t steps() const { return steps_; }
   bool empty() const { return steps_ == 0; }
   bool full() const { return steps_ == max_steps_; }
@@ -39,6 +48,10 @@ class SegmentBuilder {
   std::vector<uint8_t> terminated_, truncated_, success_;
   std::vector<uint64_t> versions_;
   std::vector<uint32_t> final_indices_;
+  // Episodic collection only.
+  bool episodic_ = false;
+  std::vector<int32_t> groups_;
+  std::vector<uint8_t> valid_, ended_;
 };
 
 }  // namespace dvla

@@ -10,13 +10,14 @@
 namespace dvla {
 
 struct TrainingBatch {
-  PolicyInput inputs;          // N rows
-  at::Tensor actions;          // [N, action tensor dim]
-  at::Tensor log_probs;        // [N] behaviour log-probabilities
-  at::Tensor values;           // [N] behaviour critic estimates
-  at::Tensor advantages;       // [N]
-  at::Tensor returns;          // [N] advantages + values: the critic's targets
-  double policy_lag_mean = 0;  // versions between the behaviour policies and the learner
+  PolicyInput inputs;              // N rows
+  at::Tensor actions;              // [N, action tensor dim]
+  at::Tensor log_probs;            // [N] behaviour log-probabilities
+  at::Tensor values;               // [N] behaviour critic estimates
+  at::Tensor advantages;           // [N]
+  at::Tensor returns;              // [N] advantages + values: the critic's targets
+  at::Tensor reference_log_probs;  // [N] the starting policy's, for a KL term; may be undefined
+  double policy_lag_mean = 0;      // versions between the behaviour policies and the learner
 
   int64_t size() const { return inputs.state.defined() ? inputs.size() : 0; }
 };

@@ -65,4 +65,21 @@ TEST_CASE("validation names the setting that is out of range") {
   c = Config{};
   c.run.mode = "sync";
   CHECK(validate(c).error().message().find("mode 'sync'") != std::string::npos);
+  c = Config{};
+  c.run.algo = "grpo";
+  c.grpo.group_size = 3;
+  CHECK(validate(c).error().message() ==
+        "invalid config: grpo.group_size 3 does not divide envs_per_sampler 8");
+  c.grpo.group_size = 4;
+  c.grpo.reward = "dense";
+  CHECK(validate(c).error().message() ==
+        "invalid config: grpo.reward 'dense' is not success or return");
+  c = Config{};
+  c.run.eval_every = 5;
+  c.run.eval_episodes = 0;
+  CHECK(validate(c).error().message() ==
+        "invalid config: eval.every needs eval.episodes of at least 1");
+  c = Config{};
+  c.run.checkpoint_keep = 0;
+  CHECK(validate(c).error().message() == "invalid config: checkpoint.keep must be at least 1");
 }

@@ -146,3 +146,22 @@ TEST_CASE("resuming from a checkpoint of another policy is refused by name") {
   CHECK(result.error().message().find("weight update does not fit this policy") !=
         std::string::npos);
 }
+
+TEST_CASE("GRPO through the graph: episodic groups learn CartPole from the return") {
+  Config config;
+  config.run.seed = 5;
+  config.run.algo = "grpo";
+  config.grpo.reward = "return";
+  config.run.max_env_steps = 60'000;
+  const auto parts = default_graph_parts(config);
+  auto result = train(config, parts);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  CHECK(s.env_steps >= config.run.max_env_steps);  // valid steps only: whole rounds overshoot
+  CHECK(s.version >= 5);
+  CHECK(s.rejected_messages == 0);
+  auto eval = evaluate_weights(parts, config, result->weights);
+  REQUIRE(eval);
+  MESSAGE("grpo eval mean return ", eval->mean_return, " after ", s.env_steps, " env steps");
+  CHECK(eval->mean_return >= 150.0);  // a random policy averages about 22
+}

@@ -1,4 +1,5 @@
-// GAE and the PPO loss on small hand-computed cases; flat-parameter views alias their buffer.
+// GAE, the PPO loss and GRPO's group advantages on small hand-computed cases; flat-parameter views
+// alias their buffer.
 #include "tests/doctest_with_torch.hpp"
 
 #include <ATen/ATen.h>
@@ -10,6 +11,7 @@
 #include "runtime/actor_critic.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/gae.hpp"
+#include "runtime/grpo.hpp"
 #include "runtime/ppo.hpp"
 #include "runtime/staleness.hpp"
 
@@ -154,4 +156,106 @@ TEST_CASE("the staleness bound drops and counts samples beyond the lag") {
   CHECK_FALSE(bound.admit(5, 2, 64));
   CHECK(bound.admit(1, 4, 10));  // samples from a newer policy than the learner are not stale
   CHECK(bound.dropped() == 64);
+}
+
+TEST_CASE("GRPO advantages on hand-computed groups") {
+  // Group 0 scores {1, 0, 0, 1}: mean 0.5, deviation 0.5. Group 1 all equal: no signal.
+  // Group 2 scores {3, 0, 0, 1}: mean 1, deviation sqrt(1.5) = 1.2247.
+  const std::vector<float> scores = {1, 0, 0, 1, 1, 1, 1, 1, 3, 0, 0, 1};
+  const std::vector<int32_t> groups = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};
+  const auto g = group_advantages(scores, groups);
+  const std::vector<float> expected = {1, -1, -1, 1, 0, 0, 0, 0, 1.63299f, -0.81650f, -0.81650f, 0};
+  for (size_t e = 0; e < scores.size(); ++e)
+    CHECK(g.advantage[e] == doctest::Approx(expected[e]).epsilon(1e-4));
+  CHECK(g.informative == std::vector<uint8_t>{1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1});
+  // Groups need not be contiguous.
+  const auto mixed = group_advantages({2, 5, 4, 1}, {7, 3, 7, 3});
+  CHECK(mixed.advantage[0] == doctest::Approx(-1).epsilon(1e-4));
+  CHECK(mixed.advantage[1] == doctest::Approx(1).epsilon(1e-4));
+}
+
+TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advantages") {
+  // 3 steps x 4 envs; groups {0, 0, 1, 1}. Env 0 succeeds at t=1, env 1 fails at t=2 (limit),
+  // envs 2 and 3 both fail at t=0: group 1 carries no signal under the success reward.
+  const int64_t T = 3, E = 4;
+  std::vector<float> state(T * E * 2), actions(T * E), log_probs(T * E), values(T * E, 0);
+  for (int64_t i = 0; i < T * E; ++i) {
+    state[i * 2] = static_cast<float>(i);
+    actions[i] = 100.f + static_cast<float>(i);
+    log_probs[i] = -static_cast<float>(i);
+  }
+  std::vector<float> rewards = {0.5f, 0.1f, 2, 3,  //
+                                1,    0.2f, 7, 7,  //
+                                9,    0.3f, 7, 7};
+  std::vector<uint8_t> terminated = {0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<uint8_t> truncated = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+  std::vector<uint8_t> success = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<uint8_t> valid = {1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0};
+  std::vector<float> bootstrap(E, 0);
+  msg::TrajectorySegment s;
+  s.observations.state = {state.data(), {T, E, 2}};
+  s.actions = {actions.data(), {T, E, 1}};
+  s.rewards = {rewards.data(), {T, E}};
+  s.terminated = {terminated.data(), {T, E}};
+  s.truncated = {truncated.data(), {T, E}};
+  s.success = {success.data(), {T, E}};
+  s.log_probs = {log_probs.data(), {T, E}};
+  s.values = {values.data(), {T, E}};
+  s.bootstrap_values = {bootstrap.data(), {E}};
+  s.policy_versions = {4, 5, 6};
+  s.valid = {valid.data(), {T, E}};
+  s.groups = {0, 0, 1, 1};
+  CHECK(grpo_mismatch(s).empty());
+  CHECK(episode_scores(s, "success") == std::vector<float>{1, 0, 0, 0});
+  const auto returns = episode_scores(s, "return");  // invalid steps do not count
+  CHECK(returns[0] == doctest::Approx(1.5));
+  CHECK(returns[1] == doctest::Approx(0.6));
+  CHECK(returns[2] == doctest::Approx(2));
+  CHECK(returns[3] == doctest::Approx(3));
+  // Success: group 0 only; valid cells of envs 0 and 1: (0,0) (0,1) (1,0) (1,1) (2,1).
+  CHECK(informative_samples(s, "success") == 5);
+  const auto b = make_grpo_batch({s}, "success", 6);
+  REQUIRE(b.size() == 5);
+  const std::vector<float> rows = {0, 1, 4, 5, 9};
+  for (int64_t k = 0; k < 5; ++k) {
+    CHECK(b.inputs.state[k][0].item<float>() == rows[k]);
+    CHECK(b.actions[k][0].item<float>() == 100 + rows[k]);
+    CHECK(b.log_probs[k].item<float>() == -rows[k]);
+    const float expected = static_cast<int>(rows[k]) % 4 == 0 ? 1.f : -1.f;
+    CHECK(b.advantages[k].item<float>() == doctest::Approx(expected).epsilon(1e-4));
+  }
+  // Lag against version 6: steps 0, 1, 2 are 2, 1, 0 behind; rows 0 1 4 5 9 -> 2 2 1 1 0.
+  CHECK(b.policy_lag_mean == doctest::Approx(6.0 / 5));
+  CHECK_FALSE(b.reference_log_probs.defined());
+  // Under the return reward both groups differ: every valid step trains.
+  CHECK(informative_samples(s, "return") == 7);
+
+  msg::TrajectorySegment continuous = s;
+  continuous.valid = {};
+  continuous.groups.clear();
+  CHECK(grpo_mismatch(continuous).find("not episodic") != std::string::npos);
+  msg::TrajectorySegment unfinished = s;
+  std::vector<uint8_t> none(T * E, 0);
+  unfinished.terminated = {none.data(), {T, E}};
+  unfinished.truncated = {none.data(), {T, E}};
+  CHECK(grpo_mismatch(unfinished) == "segment env 0's episode does not end in it");
+}
+
+TEST_CASE("the KL term to a reference policy, by hand") {
+  PolicyEvaluation now;
+  now.log_probs = at::zeros({2}, at::requires_grad());
+  now.entropy = at::zeros({2});
+  now.values = at::zeros({2});
+  const auto behaviour = at::zeros({2}), advantages = at::zeros({2}), returns = at::zeros({2});
+  PpoConfig c;
+  c.value_coef = 0;
+  c.kl_coef = 0.5;
+  const auto same = ppo_loss(now, behaviour, advantages, returns, c, at::zeros({2}));
+  CHECK(same.reference_kl.item<double>() == doctest::Approx(0));
+  // d = reference - now = {ln 2, 0}: exp(d) - d - 1 = {1 - ln 2, 0}; mean (1 - ln 2) / 2.
+  const auto reference = at::tensor({std::log(2.f), 0.f});
+  const auto l = ppo_loss(now, behaviour, advantages, returns, c, reference);
+  CHECK(l.reference_kl.item<double>() == doctest::Approx((1 - std::log(2.0)) / 2).epsilon(1e-5));
+  CHECK(l.total.item<double>() == doctest::Approx(0.5 * (1 - std::log(2.0)) / 2).epsilon(1e-5));
+  CHECK_FALSE(ppo_loss(now, behaviour, advantages, returns, c).reference_kl.defined());
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "envs/env_config.hpp"
 #include "envs/synthetic.hpp"
 #include "envs/tabletop/tabletop_batch.hpp"
 #include "runtime/segment_builder.hpp"
@@ -98,4 +99,39 @@ TEST_CASE("tabletop segments carry images, instructions, success and truncated l
   CHECK(std::equal(last_images.begin(), last_images.end(), s->final_observations.images.data));
   CHECK(std::equal(first_tokens.begin(), first_tokens.end(),
                    s->final_observations.instructions.data));
+}
+
+TEST_CASE("episodic segments: steps after an env's episode ended are invalid; groups travel") {
+  auto batch = envs::make_batched_env(envs::EnvConfig{}, 4);  // CartPole
+  auto& env = *batch;
+  env.reset({11, 11, 12, 12});  // two groups, each from one initial state
+  CHECK(env.output().observations[0] == env.output().observations[4]);
+  CHECK(env.output().observations[8] == env.output().observations[12]);
+  SegmentBuilder builder(env.spec(), 4, 500);
+  builder.start_episodes({0, 0, 1, 1});
+  std::vector<float> actions(4), log_probs(4, -0.7f), values(4, 0);
+  std::vector<int> end_step(4, -1);
+  for (uint64_t t = 0; !builder.episodes_ended(); ++t) {
+    for (int e = 0; e < 4; ++e) actions[e] = static_cast<float>((t * 7 + e * 3) % 5 < 2);
+    msg::ActionBatch answer{
+        0, t, 1, {actions.data(), {4, 1}}, {log_probs.data(), {4}}, {values.data(), {4}}};
+    builder.begin_step(env.output(), answer);
+    env.step(actions.data());
+    builder.end_step(env.output());
+    for (int e = 0; e < 4; ++e) {
+      CHECK(builder.last_step_valid(e) == (end_step[e] < 0));
+      if (end_step[e] < 0 && env.output().episode_ended(e)) end_step[e] = static_cast<int>(t);
+    }
+  }
+  const float bootstrap[4] = {};
+  auto s = msg::read(builder.finish(0, 0, bootstrap));
+  REQUIRE(s);
+  CHECK(s->groups == std::vector<int32_t>{0, 0, 1, 1});
+  REQUIRE(s->valid.shape == std::vector<int64_t>{s->steps(), 4});
+  for (int e = 0; e < 4; ++e) {
+    REQUIRE(end_step[e] >= 0);
+    for (int64_t t = 0; t < s->steps(); ++t) CHECK(s->valid.data[t * 4 + e] == (t <= end_step[e]));
+  }
+  CHECK(s->steps() == *std::max_element(end_step.begin(), end_step.end()) + 1);
+  CHECK_THROWS_AS(builder.start_episodes({0, 1}), std::invalid_argument);
 }
