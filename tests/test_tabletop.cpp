@@ -200,7 +200,8 @@ TEST_CASE("a cube placed in the bowl in the simulation is a success there too") 
   const auto r = env.step(open.data());
   CHECK(r.success);
   CHECK(r.terminated);
-  CHECK(r.reward == 1.f);
+  // Success on step 1 of 110 pays 1 for it and for each of the 109 steps left.
+  CHECK(r.reward == 110.f);
 }
 
 TEST_CASE("images are not blank and each cube's colour appears where the cube is") {

@@ -103,6 +103,11 @@ TabletopStep TabletopEnv::step(const float* action) {
   TabletopStep r;
   r.success = success(initial_.task, state_);
   r.reward = dense_reward(initial_.task, state_);
+  // Success ends the episode, so it pays the full reward (1) for this step and each step left to
+  // the horizon: otherwise lingering just short of success (nearly 1 per step) would outscore
+  // succeeding, and RL would learn to linger.
+  if (r.success)
+    r.reward = static_cast<float>(horizon(initial_.task.family) - steps_ + 1);
   r.terminated = r.success;
   r.truncated = !r.success && steps_ >= horizon(initial_.task.family);
   r.warnings = take_mujoco_warnings().count;
