@@ -165,3 +165,59 @@ TEST_CASE("GRPO through the graph: episodic groups learn CartPole from the retur
   MESSAGE("grpo eval mean return ", eval->mean_return, " after ", s.env_steps, " env steps");
   CHECK(eval->mean_return >= 150.0);  // a random policy averages about 22
 }
+
+namespace {
+
+// Counts how a wrapped env is reset: from training seeds or from evaluation starts.
+struct ResetLog {
+  std::atomic<int> training{0}, evaluation{0};
+};
+
+class LoggedEnv final : public envs::BatchedEnv {
+ public:
+  LoggedEnv(std::unique_ptr<envs::BatchedEnv> inner, ResetLog& log)
+      : inner_(std::move(inner)), log_(log) {}
+  const envs::EnvSpec& spec() const override { return inner_->spec(); }
+  size_t size() const override { return inner_->size(); }
+  void reset(const std::vector<uint64_t>& seeds) override {
+    ++log_.training;
+    inner_->reset(seeds);
+  }
+  void reset_for_evaluation(uint64_t seed) override {
+    ++log_.evaluation;
+    inner_->reset_for_evaluation(seed);
+  }
+  void step(const float* actions) override { inner_->step(actions); }
+  const envs::BatchOutput& output() const override { return inner_->output(); }
+
+ private:
+  std::unique_ptr<envs::BatchedEnv> inner_;
+  ResetLog& log_;
+};
+
+}  // namespace
+
+TEST_CASE("evaluation during a run uses only evaluation starts, and samplers never do") {
+  Config config;
+  config.run.max_env_steps = 20'000;
+  config.run.eval_every = 2;
+  config.run.eval_episodes = 3;
+  auto parts = default_graph_parts(config);
+  ResetLog samplers, evaluator;
+  const auto base = parts.make_env;
+  const auto evaluator_index = static_cast<uint32_t>(config.graph.samplers);
+  parts.make_env = [&, base](uint32_t index, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
+    auto& log = index == evaluator_index ? evaluator : samplers;
+    return std::make_unique<LoggedEnv>(base(index, envs), log);
+  };
+  auto result = train(config, parts);
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->status.evaluations >= 1);
+  // One more may have been under way when the run ended.
+  const int evaluations = static_cast<int>(result->status.evaluations);
+  CHECK(evaluator.evaluation.load() >= evaluations);
+  CHECK(evaluator.evaluation.load() <= evaluations + 1);
+  CHECK(evaluator.training.load() == 0);
+  CHECK(samplers.training.load() == config.graph.samplers);
+  CHECK(samplers.evaluation.load() == 0);
+}

@@ -111,7 +111,7 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
 
 std::string ppo_help() {
   std::string text =
-      "dvla-ppo: train a policy with asynchronous PPO through dvla's actor graph\n"
+      "dvla-ppo: train a policy with asynchronous PPO or GRPO through dvla's actor graph\n"
       "(samplers -> inference -> samplers -> trainer -> distributor -> inference), then\n"
       "evaluate it. Without flags it trains CartPole, the embedded default task.\n\n"
       "Usage: dvla-ppo [flags]\n\n"
@@ -120,7 +120,7 @@ std::string ppo_help() {
       "  --set KEY=VALUE         set any config key (see below); applied after --config\n"
       "  --env NAME              env: cartpole | synthetic | tabletop\n"
       "  --suite NAME            tabletop.suite: lift | push | place_bowl | stack | mixed\n"
-      "  --algo NAME             algo: ppo\n"
+      "  --algo NAME             algo: ppo | grpo\n"
       "  --mode NAME             mode: async\n"
       "  --max-env-steps N       max_env_steps\n"
       "  --seed S                seed\n"
