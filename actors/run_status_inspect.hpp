@@ -13,10 +13,16 @@ typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
+  return f(caf::meta::type_name("dvla::LearnerSummary"), x.policy_loss, x.value_loss, x.entropy,
+           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
-           x.samples_trained, x.dropped_stale, x.rejected_messages, x.evaluations,
+           x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner, x.evaluations,
            x.last_evaluation, x.last_checkpoint, x.finished, x.failure);
 }
 

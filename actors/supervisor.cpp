@@ -150,6 +150,18 @@ void fail(self_ptr self, const std::string& why) {
   stop_graph(self);
 }
 
+void set_learner(LearnerSummary& l, const std::string& name, double value) {
+  const std::pair<const char*, double*> fields[] = {{"learner_policy_loss", &l.policy_loss},
+                                                    {"learner_value_loss", &l.value_loss},
+                                                    {"learner_entropy", &l.entropy},
+                                                    {"learner_approx_kl", &l.approx_kl},
+                                                    {"learner_clip_fraction", &l.clip_fraction},
+                                                    {"learner_reference_kl", &l.reference_kl},
+                                                    {"learner_samples", &l.samples}};
+  for (const auto& [key, field] : fields)
+    if (name == key) *field = value;
+}
+
 void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   auto& s = self->state;
   auto m = msg::read(frame);
@@ -167,6 +179,8 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
       if (s.recent_successes.size() > return_window) s.recent_successes.pop_front();
     } else if (name == "rejected_messages") {
       s.status.rejected_messages += static_cast<uint64_t>(value);
+    } else if (name.rfind("learner_", 0) == 0) {
+      set_learner(s.status.learner, name, value);
     }
   }
   auto mean = [](const std::deque<double>& d) {

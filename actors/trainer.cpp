@@ -6,6 +6,7 @@
 
 #include "actors/actor_support.hpp"
 #include "actors/frame_inspect.hpp"
+#include "messages/metrics.hpp"
 #include "messages/trajectory_segment.hpp"
 #include "messages/version_announcement.hpp"
 #include "messages/weight_update.hpp"
@@ -94,6 +95,22 @@ void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_l
   }
 }
 
+// The update's statistics, as metrics for the supervisor (and so progress logs).
+void report(const TrainerState& s, const PpoStats& stats) {
+  if (!s.setup.supervisor) return;
+  msg::Metrics m;
+  m.source = s.setup.name;
+  m.timestamp_ns = steady_now_ns();
+  m.samples = {{"learner_policy_loss", stats.policy_loss},
+               {"learner_value_loss", stats.value_loss},
+               {"learner_entropy", stats.entropy},
+               {"learner_approx_kl", stats.approx_kl},
+               {"learner_clip_fraction", stats.clip_fraction},
+               {"learner_reference_kl", stats.reference_kl},
+               {"learner_samples", static_cast<double>(stats.samples)}};
+  caf::anon_send(s.setup.supervisor, msg::build(m));
+}
+
 Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint64_t episodes) {
   if (!s.checkpoints) return Error("checkpoints need a logdir");
   CheckpointState state;
@@ -155,9 +172,11 @@ void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
     self->send(self, step_atom::value);
     return;
   }
-  s.samples_trained += static_cast<uint64_t>(s.learner->stats().samples);
+  const auto stats = s.learner->stats();
+  s.samples_trained += static_cast<uint64_t>(stats.samples);
   ++s.version;
   publish(self, s.batch_lag);
+  report(s, stats);
   for (auto& p : s.pending_checkpoints) deliver(s, p);
   s.pending_checkpoints.clear();
   schedule_training(self);

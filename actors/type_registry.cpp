@@ -22,6 +22,7 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<sampler_actor>("dvla::sampler_actor");
   config.add_message_type<evaluator_actor>("dvla::evaluator_actor");
   config.add_message_type<EvaluationSummary>("dvla::EvaluationSummary");
+  config.add_message_type<LearnerSummary>("dvla::LearnerSummary");
   config.add_error_category(
       caf::atom("dvla"), [](uint8_t code, caf::atom_value, const caf::message& context) {
         return describe(make_error(static_cast<errc>(code), context.match_elements<std::string>()

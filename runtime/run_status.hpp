@@ -17,6 +17,15 @@ struct EvaluationSummary {
   std::map<std::string, double> success_per_family;  // envs with tasks only
 };
 
+// The learner's last update, averaged over its gradient steps.
+struct LearnerSummary {
+  double policy_loss = 0, value_loss = 0, entropy = 0;
+  double approx_kl = 0;      // to the behaviour policy
+  double clip_fraction = 0;  // of samples whose ratio was clipped
+  double reference_kl = 0;   // to the starting policy (with ppo.kl_coef > 0)
+  double samples = 0;
+};
+
 struct RunStatus {
   uint64_t env_steps = 0;
   double wall_seconds = 0;
@@ -29,6 +38,7 @@ struct RunStatus {
   uint64_t samples_trained = 0;
   uint64_t dropped_stale = 0;      // env steps dropped by the staleness bound
   uint64_t rejected_messages = 0;  // malformed messages refused by any actor
+  LearnerSummary learner;         // the last update
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
   std::string last_checkpoint;  // directory of the newest checkpoint; empty: none

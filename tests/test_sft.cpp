@@ -250,3 +250,19 @@ TEST_CASE("the learner's shuffling state survives a checkpoint") {
   CHECK_FALSE(b.set_rng_state("00ff"));
   CHECK_FALSE(b.set_rng_state("not hex"));
 }
+
+TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  PolicyInput input{at::randn({6, 10}), at::randint(0, 255, {6, 2, 16, 16, 3}, at::kByte),
+                    at::randint(1, 12, {6, 12}, at::kLong)};
+  auto g = at::make_generator<at::CPUGeneratorImpl>(3);
+  const auto acted = policy.act(input, false, g);
+  const auto evaluated = policy.evaluate(input, acted.actions);
+  CHECK(at::allclose(evaluated.log_probs.detach(), acted.log_probs, 1e-4, 1e-4));
+  CHECK(at::allclose(evaluated.values.detach(), acted.values, 1e-4, 1e-4));
+  // In a batch of other rows, each row's result stays its own (no cross-row mixing).
+  const auto rows = at::tensor({4, 1}, at::kLong);
+  const auto part = policy.evaluate(input.index_select(rows), acted.actions.index_select(0, rows));
+  CHECK(at::allclose(part.log_probs.detach(), acted.log_probs.index_select(0, rows), 1e-4, 1e-4));
+}

@@ -35,7 +35,15 @@ json status_json(const RunStatus& s) {
             {"samples_trained", s.samples_trained},
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
-            {"evaluations", s.evaluations}};
+            {"evaluations", s.evaluations},
+            {"learner",
+             {{"policy_loss", s.learner.policy_loss},
+              {"value_loss", s.learner.value_loss},
+              {"entropy", s.learner.entropy},
+              {"approx_kl", s.learner.approx_kl},
+              {"clip_fraction", s.learner.clip_fraction},
+              {"reference_kl", s.learner.reference_kl},
+              {"samples", s.learner.samples}}}};
   if (s.evaluations > 0) {
     const auto& e = s.last_evaluation;
     j["last_eval"] = {{"version", e.version},         {"episodes", e.episodes},
