@@ -37,6 +37,7 @@ struct SupervisorState {
   std::deque<double> recent_returns, recent_successes;
   double lag_weighted_sum = 0;
   uint64_t samples_at_start = 0;                      // trained before a resume
+  uint64_t env_steps_at_start = 0;                    // collected before a resume
   uint64_t next_checkpoint = 0, next_evaluation = 0;  // versions due
   bool evaluating = false;
   size_t samplers_finished = 0;
@@ -270,7 +271,7 @@ void start_counters(SupervisorState& s) {
   if (s.resume) {
     const auto& c = s.resume->state;
     s.status.version = c.version;
-    s.status.env_steps = c.env_steps;
+    s.status.env_steps = s.env_steps_at_start = c.env_steps;
     s.status.episodes = c.episodes;
     s.status.samples_trained = s.samples_at_start = c.samples_trained;
   }
@@ -309,10 +310,10 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
         auto& s = self->state;
         s.status.wall_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
+        // This run's rate: a resumed run's earlier steps took their own time.
+        const auto steps = s.status.env_steps - s.env_steps_at_start;
         s.status.steps_per_second =
-            s.status.wall_seconds > 0
-                ? static_cast<double>(s.status.env_steps) / s.status.wall_seconds
-                : 0;
+            s.status.wall_seconds > 0 ? static_cast<double>(steps) / s.status.wall_seconds : 0;
         return s.status;
       },
       [self](weights_atom a) -> caf::result<msg::WeightsFrame> {
