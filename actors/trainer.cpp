@@ -150,10 +150,11 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
   const auto& c = s.setup.config;
-  auto batch = grpo(c) ? make_grpo_batch(segments, c.grpo.reward, s.version, s.reference.get())
+  auto batch = grpo(c) ? make_grpo_batch(segments, c.grpo.reward, s.version)
                        : make_training_batch(segments, *s.policy, static_cast<float>(c.ppo.gamma),
                                              static_cast<float>(c.ppo.gae_lambda), s.version);
-  if (s.reference && !batch.reference_log_probs.defined() && batch.size() > 0) {
+  // The KL term's reference: the starting policy's log-probabilities of the batch's actions.
+  if (s.reference && batch.size() > 0) {
     torch::NoGradGuard no_grad;
     batch.reference_log_probs = s.reference->evaluate(batch.inputs, batch.actions).log_probs;
   }

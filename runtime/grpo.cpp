@@ -1,12 +1,10 @@
 #include "runtime/grpo.hpp"
 
 #include <ATen/ATen.h>
-#include <torch/utils.h>
 
 #include <cmath>
 #include <map>
 
-#include "runtime/policy.hpp"
 #include "runtime/policy_input.hpp"
 #include "runtime/staleness.hpp"
 
@@ -99,8 +97,7 @@ int64_t informative_samples(const msg::TrajectorySegment& s, const std::string& 
 }
 
 TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segments,
-                              const std::string& reward, uint64_t learner_version,
-                              Policy* reference) {
+                              const std::string& reward, uint64_t learner_version) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, advantages;
   double lag_sum = 0;
@@ -136,10 +133,6 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
   b.values = at::zeros({samples});
   b.returns = at::zeros({samples});  // no critic: with value_coef 0 these are unused
   b.policy_lag_mean = lag_sum / static_cast<double>(samples);
-  if (reference) {
-    torch::NoGradGuard no_grad;
-    b.reference_log_probs = reference->evaluate(b.inputs, b.actions).log_probs.detach();
-  }
   return b;
 }
 

@@ -15,8 +15,6 @@
 
 namespace dvla {
 
-class Policy;
-
 struct GroupAdvantages {
   std::vector<float> advantage;      // [envs]
   std::vector<uint8_t> informative;  // [envs]: 1 where the env's group had differing scores
@@ -37,10 +35,8 @@ std::string grpo_mismatch(const msg::TrajectorySegment& segment);
 // Valid steps of envs in informative groups: the samples `segment` adds to a GRPO batch.
 int64_t informative_samples(const msg::TrajectorySegment& segment, const std::string& reward);
 
-// The informative valid steps of `segments` with their group advantages; with a `reference`
-// policy, its log-probabilities of the actions for the KL term.
+// The informative valid steps of `segments` with their group advantages.
 TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segments,
-                              const std::string& reward, uint64_t learner_version,
-                              Policy* reference = nullptr);
+                              const std::string& reward, uint64_t learner_version);
 
 }  // namespace dvla
