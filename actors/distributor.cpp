@@ -19,6 +19,7 @@ distributor_actor::behavior_type distributor(
   return {
       [self](const msg::WeightsFrame& frame) -> caf::result<uint64_t> {
         const auto& replicas = self->state.setup.replicas;
+        ScopedWork work(self->state.setup.track.get(), "fan_out");
         auto promise = self->make_response_promise<uint64_t>();
         if (replicas.empty()) return make_error(errc::bad_setup, "no inference replica to feed");
         auto remaining = std::make_shared<size_t>(replicas.size());
@@ -37,7 +38,8 @@ distributor_actor::behavior_type distributor(
 }  // namespace
 
 distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup) {
-  return system.spawn(distributor, std::move(setup));
+  // Detached: weight transfers run on a thread of their own (lane 4), never on the scheduler.
+  return system.spawn<caf::detached>(distributor, std::move(setup));
 }
 
 }  // namespace dvla::actors

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/interfaces.hpp"
+#include "runtime/lane_track.hpp"
 
 namespace dvla::actors {
 
@@ -14,6 +15,7 @@ struct DistributorSetup {
   std::string name = "distributor";
   std::vector<inference_actor> replicas;
   double timeout_s = 60;
+  std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
 };
 
 distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup);

@@ -64,6 +64,7 @@ void flush(InferenceState& s) {
     s.staged = false;
   }
   if (s.pending.empty()) return;
+  ScopedWork work(s.setup.track.get(), "forward");
   std::vector<PolicyInput> parts;
   for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
   // The observations are copied once, from the requests' frames into one batch.
@@ -109,6 +110,7 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
           return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
         auto promise = self->make_response_promise<msg::ActionFrame>();
         s.pending.push_back(Request{frame, std::move(*batch), promise});
+        if (s.setup.track) s.setup.track->queue_depth(static_cast<int64_t>(s.pending.size()));
         // The flush is queued behind every request already in the mailbox, so one forward
         // pass serves all of them: batching without a timer.
         if (!s.flush_scheduled) {
@@ -120,6 +122,7 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
       [self](flush_atom) { flush(self->state); },
       [self](const msg::WeightsFrame& frame) -> caf::result<uint64_t> {
         auto& s = self->state;
+        ScopedWork work(s.setup.track.get(), Lane::distribution, "stage_weights");
         auto update = msg::read(frame);
         if (!update)
           return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,

@@ -11,6 +11,7 @@
 
 #include "actors/interfaces.hpp"
 #include "envs/env_spec.hpp"
+#include "runtime/lane_track.hpp"
 
 namespace dvla {
 class Policy;
@@ -26,8 +27,9 @@ struct InferenceSetup {
   // Weights to act with until the trainer's first update (a resumed run's); empty: the
   // factory's, at version 0.
   msg::WeightsFrame initial_weights;
-  uint64_t seed = 1;      // action sampling
-  caf::actor supervisor;  // receives rejection counts; may be null
+  uint64_t seed = 1;                 // action sampling
+  std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  caf::actor supervisor;             // receives rejection counts; may be null
 };
 
 // Spawns a detached inference actor: its forward passes run on a thread of their own.

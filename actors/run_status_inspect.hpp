@@ -22,8 +22,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
-           x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner, x.evaluations,
-           x.last_evaluation, x.last_checkpoint, x.finished, x.failure);
+           x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
+           x.evaluations, x.last_evaluation, x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "actors/actor_support.hpp"
 #include "actors/distributor.hpp"
@@ -28,6 +30,7 @@ constexpr size_t return_window = 100;  // episodes in the running mean return
 struct SupervisorState {
   Config config;
   std::shared_ptr<const Checkpoint> resume;
+  std::shared_ptr<LaneTracer> tracer;  // may be null
   trainer_actor trainer;
   evaluator_actor evaluator;         // null unless eval.every > 0
   std::vector<caf::actor> children;  // every actor of the graph, for shutdown
@@ -67,6 +70,10 @@ std::vector<uint64_t> step_budgets(const Config& c, uint64_t done) {
   return budgets;
 }
 
+std::shared_ptr<LaneTrack> track(const SupervisorState& s, const std::string& actor, Lane home) {
+  return s.tracer ? s.tracer->track(actor, home) : nullptr;
+}
+
 void build_graph(self_ptr self, const GraphParts& parts) {
   auto& s = self->state;
   const auto& c = s.config;
@@ -85,12 +92,14 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.make_policy = make_policy;
     setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r) + resumed_version);
     if (s.resume) setup.initial_weights = s.resume->weights;
+    setup.track = track(s, setup.name, Lane::inference);
     setup.supervisor = me;
     replicas.push_back(watch(self, spawn_inference(sys, setup), setup.name));
   }
   DistributorSetup d;
   d.replicas = replicas;
   d.timeout_s = c.run.message_timeout_s;
+  d.track = track(s, d.name, Lane::distribution);
   auto distributor = watch(self, spawn_distributor(sys, d), d.name);
 
   TrainerSetup t;
@@ -100,7 +109,9 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   t.seed = c.run.seed;
   t.checkpoint_root = c.run.logdir;
   t.resume = s.resume;
+  if (c.run.mode == "sync") t.lock_step_samplers = static_cast<size_t>(c.graph.samplers);
   t.timeout_s = c.run.message_timeout_s;
+  t.track = track(s, t.name, Lane::training);
   t.distributor = distributor;
   t.supervisor = me;
   s.trainer = watch(self, spawn_trainer(sys, t), t.name);
@@ -121,14 +132,19 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     SamplerSetup setup;
     setup.name = "sampler/" + std::to_string(i);
     setup.id = static_cast<uint32_t>(i);
-    const auto envs = static_cast<size_t>(c.graph.envs_per_sampler);
-    setup.make_env = [parts, i, envs] { return parts.make_env(static_cast<uint32_t>(i), envs); };
+    setup.make_env = [parts, i](size_t envs) {
+      return parts.make_env(static_cast<uint32_t>(i), envs);
+    };
+    setup.envs = static_cast<size_t>(c.graph.envs_per_sampler);
+    setup.env_buffers = env_buffers(c);
     setup.seed = resumed_version ? envs::next_seed(c.run.seed ^ resumed_version) : c.run.seed;
     setup.segment_length = c.graph.segment_length;
     setup.segments_in_flight = c.graph.segments_in_flight;
     setup.step_budget = budgets[static_cast<size_t>(i)];
     setup.group_size = c.run.algo == "grpo" ? c.grpo.group_size : 0;
+    setup.lock_step = c.run.mode == "sync";
     setup.timeout_s = c.run.message_timeout_s;
+    setup.track = track(s, setup.name, Lane::sampling);
     setup.inference = replicas[static_cast<size_t>(i) % replicas.size()];
     setup.trainer = s.trainer;
     setup.supervisor = me;
@@ -163,6 +179,17 @@ void set_learner(LearnerSummary& l, const std::string& name, double value) {
     if (name == key) *field = value;
 }
 
+// "policy_lag_<versions>" names the samples trained that many versions behind.
+std::optional<size_t> lag_of(const std::string& name) {
+  constexpr std::string_view prefix = "policy_lag_";
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  const auto digits = name.substr(prefix.size());
+  if (digits.empty() || digits.size() > 4 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoul(digits);
+}
+
 void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   auto& s = self->state;
   auto m = msg::read(frame);
@@ -182,6 +209,10 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
       s.status.rejected_messages += static_cast<uint64_t>(value);
     } else if (name.rfind("learner_", 0) == 0) {
       set_learner(s.status.learner, name, value);
+    } else if (auto lag = lag_of(name)) {
+      auto& counts = s.status.policy_lag_samples;
+      if (counts.size() <= *lag) counts.resize(*lag + 1, 0);
+      counts[*lag] += static_cast<uint64_t>(value);
     }
   }
   auto mean = [](const std::deque<double>& d) {
@@ -280,10 +311,12 @@ void start_counters(SupervisorState& s) {
 }
 
 caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
-                         std::shared_ptr<const Checkpoint> resume) {
+                         std::shared_ptr<const Checkpoint> resume,
+                         std::shared_ptr<LaneTracer> tracer) {
   auto& s = self->state;
   s.config = std::move(config);
   s.resume = std::move(resume);
+  s.tracer = std::move(tracer);
   start_counters(s);
   self->set_down_handler([self](caf::down_msg& down) {
     auto& s = self->state;
@@ -344,8 +377,9 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
 }  // namespace
 
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
-                            const GraphParts& parts, std::shared_ptr<const Checkpoint> resume) {
-  return system.spawn(supervisor, config, parts, std::move(resume));
+                            const GraphParts& parts, std::shared_ptr<const Checkpoint> resume,
+                            std::shared_ptr<LaneTracer> tracer) {
+  return system.spawn(supervisor, config, parts, std::move(resume), std::move(tracer));
 }
 
 }  // namespace dvla::actors

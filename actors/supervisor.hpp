@@ -18,12 +18,15 @@
 #include "runtime/checkpoint.hpp"
 #include "runtime/config.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/lane_tracer.hpp"
 
 namespace dvla::actors {
 
-// `resume`, when given, is the checkpoint the run continues from.
+// `resume`, when given, is the checkpoint the run continues from; `tracer`, when given, hands
+// every actor of the graph its lane track.
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
                             const GraphParts& parts,
-                            std::shared_ptr<const Checkpoint> resume = nullptr);
+                            std::shared_ptr<const Checkpoint> resume = nullptr,
+                            std::shared_ptr<LaneTracer> tracer = nullptr);
 
 }  // namespace dvla::actors

@@ -12,6 +12,7 @@
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/grpo.hpp"
+#include "runtime/lock_step.hpp"
 #include "runtime/observation_check.hpp"
 #include "runtime/optimizer_state.hpp"
 #include "runtime/policy.hpp"
@@ -45,9 +46,10 @@ struct TrainerState {
   std::vector<PendingCheckpoint> pending_checkpoints;
   std::vector<Admitted> buffer;
   std::vector<caf::typed_response_promise<uint64_t>> held_acks;  // of segments in `buffer`
+  std::unique_ptr<LockStep> lock_step;                           // mode = sync only
   int64_t buffered_samples = 0;
   bool train_scheduled = false;
-  double batch_lag = 0;  // policy lag of the update in progress
+  PolicyLagCounts batch_lag;  // policy lag of the update in progress
   uint64_t version = 0;
   uint64_t samples_trained = 0;
   msg::WeightsFrame published;  // the frame of `version`
@@ -73,18 +75,34 @@ std::string segment_mismatch(const msg::TrajectorySegment& s, const envs::EnvSpe
   return {};
 }
 
+// Acknowledges every held segment with the current version: their samplers go on.
+void release_acks(TrainerState& s) {
+  for (auto& ack : s.held_acks) ack.deliver(s.version);
+  s.held_acks.clear();
+  if (s.lock_step) s.lock_step->release();
+}
+
 // Sends the current version to the distributor (and so to every replica) and announces it.
-void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_lag_mean) {
+// `release`: the held acknowledgements follow once every replica has the new weights (lock-step).
+void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_lag_mean,
+             bool release = false) {
   auto& s = self->state;
-  s.published = s.parameters->to_frame(s.version);
+  {
+    ScopedWork work(s.setup.track.get(), Lane::distribution, "publish_weights");
+    s.published = s.parameters->to_frame(s.version);
+  }
+  if (!s.setup.distributor && release) release_acks(s);
   if (s.setup.distributor)
     self->request(s.setup.distributor, timeout_of(s.setup.timeout_s), s.published)
-        .then([](uint64_t) {},
-              [self](caf::error& e) {
-                self->quit(make_error(
-                    errc::no_answer,
-                    self->state.setup.name + ": distributing weights failed: " + describe(e)));
-              });
+        .then(
+            [self, release](uint64_t) {
+              if (release) release_acks(self->state);
+            },
+            [self](caf::error& e) {
+              self->quit(make_error(
+                  errc::no_answer,
+                  self->state.setup.name + ": distributing weights failed: " + describe(e)));
+            });
   if (s.setup.supervisor) {
     msg::VersionAnnouncement v;
     v.version = s.version;
@@ -95,8 +113,9 @@ void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_l
   }
 }
 
-// The update's statistics, as metrics for the supervisor (and so progress logs).
-void report(const TrainerState& s, const PpoStats& stats) {
+// The update's statistics and the lag of its samples (`policy_lag_<versions>`: samples), as
+// metrics for the supervisor (and so progress logs).
+void report(const TrainerState& s, const PpoStats& stats, const PolicyLagCounts& lag) {
   if (!s.setup.supervisor) return;
   msg::Metrics m;
   m.source = s.setup.name;
@@ -108,11 +127,16 @@ void report(const TrainerState& s, const PpoStats& stats) {
                {"learner_clip_fraction", stats.clip_fraction},
                {"learner_reference_kl", stats.reference_kl},
                {"learner_samples", static_cast<double>(stats.samples)}};
+  for (size_t versions = 0; versions < lag.samples.size(); ++versions)
+    if (lag.samples[versions] > 0)
+      m.samples.emplace_back("policy_lag_" + std::to_string(versions),
+                             static_cast<double>(lag.samples[versions]));
   caf::anon_send(s.setup.supervisor, msg::build(m));
 }
 
 Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint64_t episodes) {
   if (!s.checkpoints) return Error("checkpoints need a logdir");
+  ScopedWork work(s.setup.track.get(), "checkpoint");
   CheckpointState state;
   state.version = s.version;
   state.env_steps = env_steps;
@@ -146,6 +170,7 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   auto& s = self->state;
   s.train_scheduled = false;
   if (s.learner->updating() || s.buffered_samples < s.setup.config.ppo.batch_size) return;
+  ScopedWork work(s.setup.track.get(), "prepare_batch");
   std::vector<msg::TrajectorySegment> segments;
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
@@ -158,29 +183,89 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
     torch::NoGradGuard no_grad;
     batch.reference_log_probs = s.reference->evaluate(batch.inputs, batch.actions).log_probs;
   }
-  s.batch_lag = batch.policy_lag_mean;
+  s.batch_lag = batch.policy_lag;
   s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;
-  for (auto& ack : s.held_acks) ack.deliver(s.version);
-  s.held_acks.clear();
+  if (!s.lock_step) release_acks(s);  // lock-step: once the new weights are distributed
   self->send(self, step_atom::value);
 }
 
 void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
   auto& s = self->state;
-  if (s.learner->step()) {
+  bool more;
+  {
+    ScopedWork work(s.setup.track.get(), "gradient_step");
+    more = s.learner->step();
+  }
+  if (more) {
     self->send(self, step_atom::value);
     return;
   }
   const auto stats = s.learner->stats();
   s.samples_trained += static_cast<uint64_t>(stats.samples);
   ++s.version;
-  publish(self, s.batch_lag);
-  report(s, stats);
+  publish(self, s.batch_lag.mean(), /*release=*/s.lock_step != nullptr);
+  report(s, stats, s.batch_lag);
   for (auto& p : s.pending_checkpoints) deliver(s, p);
   s.pending_checkpoints.clear();
   schedule_training(self);
+}
+
+// Buffers a valid segment unless it carries no signal (GRPO) or is too stale.
+void admit(TrainerState& s, const msg::SegmentFrame& frame, msg::TrajectorySegment segment) {
+  // GRPO trains on the valid steps of groups whose episodes scored differently.
+  const int64_t samples = grpo(s.setup.config)
+                              ? informative_samples(segment, s.setup.config.grpo.reward)
+                              : segment.steps() * segment.envs();
+  if (samples == 0) return;
+  if (!s.staleness->admit(s.version, segment.oldest_version(), static_cast<uint64_t>(samples)))
+    return;
+  s.buffer.push_back({frame, std::move(segment)});
+  s.buffered_samples += samples;
+  if (s.setup.track) s.setup.track->queue_depth(static_cast<int64_t>(s.buffer.size()));
+}
+
+// Lock-step: once every sampler waits, train on a gathered batch (the samplers go on when the
+// new weights are distributed) or let them collect more with this version.
+void end_round_if_complete(trainer_actor::stateful_pointer<TrainerState> self) {
+  auto& s = self->state;
+  if (!s.lock_step->round_complete() || s.train_scheduled || s.learner->updating()) return;
+  if (s.buffered_samples >= s.setup.config.ppo.batch_size)
+    schedule_training(self);
+  else
+    release_acks(s);
+}
+
+caf::result<uint64_t> on_segment(trainer_actor::stateful_pointer<TrainerState> self,
+                                 const msg::SegmentFrame& frame) {
+  auto& s = self->state;
+  auto segment = msg::read(frame);
+  if (!segment)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  segment.error().message());
+  auto mismatch = segment_mismatch(*segment, s.setup.spec);
+  if (mismatch.empty() && grpo(s.setup.config)) mismatch = grpo_mismatch(*segment);
+  if (!mismatch.empty())
+    return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
+  const auto sampler = segment->sampler_id;
+  const bool last = segment->last;
+  // Async: with the next batch complete and an update running, the acknowledgement (the
+  // sampler's credit) waits for that update, so samplers cannot run ahead of the learner.
+  const bool hold =
+      s.lock_step || (s.learner->updating() && s.buffered_samples >= s.setup.config.ppo.batch_size);
+  admit(s, frame, std::move(*segment));
+  if (!hold) {
+    schedule_training(self);
+    return s.version;
+  }
+  s.held_acks.push_back(self->make_response_promise<uint64_t>());
+  auto ack = s.held_acks.back();
+  if (s.lock_step) {
+    s.lock_step->waiting(sampler, last);
+    end_round_if_complete(self);
+  }
+  return ack;
 }
 
 // Continues from a checkpoint: its weights, optimizer moments, version, counters and shuffler.
@@ -217,37 +302,11 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
     s.checkpoints = std::make_unique<CheckpointStore>(s.setup.checkpoint_root,
                                                       s.setup.config.run.checkpoint_keep);
   if (s.setup.resume) restore(s, *s.setup.resume);
+  if (s.setup.lock_step_samplers > 0)
+    s.lock_step = std::make_unique<LockStep>(s.setup.lock_step_samplers);
   s.published = s.parameters->to_frame(s.version);
   return {
-      [self](const msg::SegmentFrame& frame) -> caf::result<uint64_t> {
-        auto& s = self->state;
-        auto segment = msg::read(frame);
-        if (!segment)
-          return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
-                        segment.error().message());
-        auto mismatch = segment_mismatch(*segment, s.setup.spec);
-        if (mismatch.empty() && grpo(s.setup.config)) mismatch = grpo_mismatch(*segment);
-        if (!mismatch.empty())
-          return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
-        // GRPO trains on the valid steps of groups whose episodes scored differently.
-        const int64_t samples = grpo(s.setup.config)
-                                    ? informative_samples(*segment, s.setup.config.grpo.reward)
-                                    : segment->steps() * segment->envs();
-        if (samples == 0) return s.version;
-        if (!s.staleness->admit(s.version, segment->oldest_version(),
-                                static_cast<uint64_t>(samples)))
-          return s.version;
-        // With the next batch complete and an update running, the acknowledgement (the
-        // sampler's credit) waits for that update: samplers cannot run ahead of the learner.
-        const bool hold =
-            s.learner->updating() && s.buffered_samples >= s.setup.config.ppo.batch_size;
-        s.buffer.push_back({frame, std::move(*segment)});
-        s.buffered_samples += samples;
-        schedule_training(self);
-        if (!hold) return s.version;
-        s.held_acks.push_back(self->make_response_promise<uint64_t>());
-        return s.held_acks.back();
-      },
+      [self](const msg::SegmentFrame& frame) { return on_segment(self, frame); },
       [self](weights_atom) { return self->state.published; },
       [self](checkpoint_atom, uint64_t env_steps, uint64_t episodes) {
         auto& s = self->state;

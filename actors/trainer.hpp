@@ -12,6 +12,7 @@
 #include "envs/env_spec.hpp"
 #include "runtime/checkpoint.hpp"
 #include "runtime/config.hpp"
+#include "runtime/lane_track.hpp"
 
 namespace dvla {
 class Policy;
@@ -29,9 +30,13 @@ struct TrainerSetup {
   std::string checkpoint_root;
   // A checkpoint to continue from: its weights, optimizer state, version, counters and RNG.
   std::shared_ptr<const Checkpoint> resume;
+  // mode = sync: the samplers of the lock-step; each segment's acknowledgement waits for the
+  // round (runtime/lock_step.hpp). 0: async, acknowledgements are credits.
+  size_t lock_step_samplers = 0;
   double timeout_s = 60;
-  distributor_actor distributor;  // receives every new version; may be null
-  caf::actor supervisor;          // receives version announcements and rejections; may be null
+  std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  distributor_actor distributor;     // receives every new version; may be null
+  caf::actor supervisor;             // receives version announcements and rejections; may be null
 };
 
 // Spawns a detached trainer: gradient steps run on a thread of their own.

@@ -58,52 +58,80 @@ Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped
   return result;
 }
 
-}  // namespace
-
-Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
-                               const ProgressCallback& on_progress,
-                               std::shared_ptr<const Checkpoint> resume) {
-  if (auto valid = validate(config); !valid) return valid.error();
-  torch::set_num_threads(config.graph.torch_threads);
-  set_blas_threads(config.graph.torch_threads);
-  caf::actor_system_config caf_config;
-  actors::register_types(caf_config);
-  caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
-  caf::actor_system system{caf_config};
-  caf::scoped_actor self{system};
-  auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume));
-
+// Polls the supervisor until the run ends and collects its result; the graph still runs after.
+Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor& supervisor,
+                                      const Config& config, const ProgressCallback& on_progress) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
+  const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
   Expected<RunStatus> status = Error("not started");
   for (;;) {
     std::this_thread::sleep_for(poll_interval);
-    status = poll(self, supervisor, config.run.message_timeout_s);
+    status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
       last_progress = std::chrono::steady_clock::now();
     }
   }
-  auto stop = [&] { self->send(supervisor, actors::shutdown_atom::value); };
-  if (!status) return stop(), status.error();
-  if (!status->failure.empty()) return stop(), Error(status->failure);
+  if (!status) return status.error();
+  if (!status->failure.empty()) return Error(status->failure);
   // With a logdir the result is the final checkpoint's version, otherwise the latest published.
   TrainingResult result;
   if (config.run.logdir.empty()) {
-    auto weights = final_weights(self, supervisor, config.run.message_timeout_s);
-    if (!weights) return stop(), weights.error();
+    auto weights = final_weights(self, supervisor, timeout_s);
+    if (!weights) return weights.error();
     result.weights = *weights;
   } else {
-    auto saved = final_checkpoint(self, supervisor, config.run.message_timeout_s);
-    if (!saved) return stop(), saved.error();
+    auto saved = final_checkpoint(self, supervisor, timeout_s);
+    if (!saved) return saved.error();
     std::tie(result.checkpoint, result.weights) = *saved;
-    status = poll(self, supervisor, config.run.message_timeout_s);  // naming that checkpoint
-    if (!status) return stop(), status.error();
+    status = poll(self, supervisor, timeout_s);  // naming that checkpoint
+    if (!status) return status.error();
   }
   result.status = *status;
-  stop();
-  if (on_progress) on_progress(*status);
+  return result;
+}
+
+// Runs the graph until it ends, then has the supervisor stop every actor.
+Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& config,
+                                   const GraphParts& parts, const ProgressCallback& on_progress,
+                                   std::shared_ptr<const Checkpoint> resume,
+                                   std::shared_ptr<LaneTracer> tracer) {
+  caf::scoped_actor self{system};  // counts as a running actor while it lives
+  auto supervisor =
+      actors::spawn_supervisor(system, config, parts, std::move(resume), std::move(tracer));
+  auto result = await_result(self, supervisor, config, on_progress);
+  self->send(supervisor, actors::shutdown_atom::value);
+  return result;
+}
+
+}  // namespace
+
+Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
+                               const ProgressCallback& on_progress,
+                               std::shared_ptr<const Checkpoint> resume) {
+  if (auto valid = validate(config); !valid) return valid.error();
+  const auto tracer = std::make_shared<LaneTracer>(!config.run.trace.empty());
+  // A trace file that cannot be written is found before the run, not after it.
+  if (!config.run.trace.empty())
+    if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
+      return writable.error();
+  torch::set_num_threads(config.graph.torch_threads);
+  set_blas_threads(config.graph.torch_threads);
+  caf::actor_system_config caf_config;
+  actors::register_types(caf_config);
+  caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
+  caf::actor_system system{caf_config};
+  auto result = run_graph(system, config, parts, on_progress, std::move(resume), tracer);
+  system.await_all_actors_done();  // every track is complete
+  // Written whether the run succeeded or not: the trace shows what happened.
+  if (!config.run.trace.empty())
+    if (auto written = tracer->write_chrome_trace(config.run.trace); !written && result)
+      return written.error();
+  if (!result) return result;
+  result->lanes = tracer->report(result->status.wall_seconds);
+  if (on_progress) on_progress(result->status);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/config.hpp"
 #include "runtime/expected.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/lane_report.hpp"
 #include "runtime/run_status.hpp"
 
 namespace dvla {
@@ -19,14 +20,16 @@ struct TrainingResult {
   RunStatus status;
   msg::WeightsFrame weights;  // the trainer's latest version
   std::string checkpoint;     // with a logdir: the checkpoint of that version
+  LaneReport lanes;           // how busy each lane was
 };
 
 // Called about every config.run.progress_interval_s seconds while the run goes on.
 using ProgressCallback = std::function<void(const RunStatus&)>;
 
 // Runs the actor graph; with a logdir, checkpoints go to <logdir>/checkpoints (the last one at
-// the end). `resume` continues a run from one of its checkpoints: version, counters, optimizer and
-// RNG go on from there. The error names the actor that failed and why.
+// the end); with a trace file, every lane's spans go there once the graph has stopped. `resume`
+// continues a run from one of its checkpoints: version, counters, optimizer and RNG go on from
+// there. The error names the actor that failed and why.
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress = {},
                                std::shared_ptr<const Checkpoint> resume = nullptr);

@@ -13,7 +13,9 @@ struct SyntheticConfig {
   int64_t observation_size = 16;
   int64_t choices = 2;
   int episode_length = 100;
-  int64_t step_latency_us = 0;  // per batched step, not per env
+  // Wall time per env step, spent sleeping (no CPU): a batched step of n envs sleeps n times
+  // this in one call, so splitting a batch neither adds nor removes env time.
+  int64_t step_latency_us = 0;
 };
 
 class SyntheticEnv final : public BatchedEnv {
@@ -28,6 +30,7 @@ class SyntheticEnv final : public BatchedEnv {
 
  private:
   void observe(size_t env, float* out);
+  void spend_latency();
 
   SyntheticConfig config_;
   size_t n_;
@@ -37,6 +40,7 @@ class SyntheticEnv final : public BatchedEnv {
   std::vector<float> return_;
   std::vector<uint64_t> seed_;
   BatchOutput out_;
+  int64_t oversleep_ns_ = 0;  // how much the last sleep overshot: the next one is that shorter
 };
 
 }  // namespace dvla::envs

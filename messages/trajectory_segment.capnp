@@ -26,4 +26,5 @@ struct TrajectorySegment {
   # started from the same initial state share a group id.
   valid @14 :Tensor;               # uint8 [T, envs]; absent: every step is valid
   groups @15 :List(Int32);         # [envs]; absent: no groups
+  last @16 :Bool;                  # the sampler's final segment: it sends no more
 }

@@ -27,6 +27,7 @@ SegmentFrame build(const TrajectorySegment& m) {
       codec::encode<schema::TrajectorySegment>(size, [&](schema::TrajectorySegment::Builder b) {
         b.setSamplerId(m.sampler_id);
         b.setSequence(m.sequence);
+        b.setLast(m.last);
         codec::write_observations(b.initObservations(), m.observations);
         codec::write_tensor(b.initActions(), m.actions);
         codec::write_tensor(b.initRewards(), m.rewards);
@@ -106,6 +107,7 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         TrajectorySegment m;
         m.sampler_id = r.getSamplerId();
         m.sequence = r.getSequence();
+        m.last = r.getLast();
         m.observations =
             codec::read_observations(r.hasObservations(), r.getObservations(), "observations", 2);
         const int64_t steps = m.steps(), envs = m.envs();

@@ -27,9 +27,12 @@ std::vector<Field> fields(Config& c) {
   return {
       {"seed", "seed of every random stream of the run", &c.run.seed},
       {"max_env_steps", "env steps to collect before training stops", &c.run.max_env_steps},
-      {"mode", "async (the Swimlane pipeline)", &c.run.mode},
+      {"mode", "async (the Swimlane pipeline) | sync (lock-step: collect, train, distribute)",
+       &c.run.mode},
       {"algo", "learning algorithm: ppo | grpo", &c.run.algo},
       {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
+      {"trace", "Chrome trace-event JSON of every lane's spans, for Perfetto (empty: none)",
+       &c.run.trace},
       {"eval.episodes", "episodes of each evaluation (on the suite's evaluation states)",
        &c.run.eval_episodes},
       {"eval.every", "policy versions between evaluations during the run (0: only at the end)",
@@ -48,7 +51,8 @@ std::vector<Field> fields(Config& c) {
       {"synthetic.choices", "synthetic env: discrete actions", &c.env.synthetic.choices},
       {"synthetic.episode_length", "synthetic env: steps per episode",
        &c.env.synthetic.episode_length},
-      {"synthetic.step_latency_us", "synthetic env: wall-clock cost of one batched step (sleep)",
+      {"synthetic.step_latency_us",
+       "synthetic env: wall-clock cost of one env step (a batch of n sleeps n times this)",
        &c.env.synthetic.step_latency_us},
       {"tabletop.suite", "tabletop suite: lift | push | place_bowl | stack | mixed",
        &c.env.tabletop.suite},
@@ -67,6 +71,10 @@ std::vector<Field> fields(Config& c) {
       {"graph.segment_length", "steps per trajectory segment", &c.graph.segment_length},
       {"graph.segments_in_flight", "unacknowledged segments a sampler may have before it waits",
        &c.graph.segments_in_flight},
+      {"graph.env_buffers",
+       "buffers a sampler's envs are split into: one steps while another waits for actions "
+       "(2: double buffering; fewer where the envs or GRPO groups do not split; sync uses 1)",
+       &c.graph.env_buffers},
       {"graph.inference_replicas", "inference actors, each with its own policy replica",
        &c.graph.inference_replicas},
       {"graph.torch_threads", "LibTorch intra-op and BLAS threads (process-wide)",
@@ -245,7 +253,8 @@ Status load_config_file(Config& config, const std::string& path) {
 
 Status validate(const Config& c) {
   auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
-  if (c.run.mode != "async") return fail("mode '" + c.run.mode + "' is not available (async)");
+  if (c.run.mode != "async" && c.run.mode != "sync")
+    return fail("mode '" + c.run.mode + "' is not async or sync");
   if (c.run.algo != "ppo" && c.run.algo != "grpo")
     return fail("algo '" + c.run.algo + "' is not available (ppo, grpo)");
   if (c.run.algo == "grpo") {
@@ -271,6 +280,7 @@ Status validate(const Config& c) {
   if (c.graph.envs_per_sampler < 1) return fail("envs_per_sampler must be at least 1");
   if (c.graph.segment_length < 1) return fail("graph.segment_length must be at least 1");
   if (c.graph.segments_in_flight < 1) return fail("graph.segments_in_flight must be at least 1");
+  if (c.graph.env_buffers < 1) return fail("graph.env_buffers must be at least 1");
   if (c.graph.inference_replicas < 1) return fail("graph.inference_replicas must be at least 1");
   if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
@@ -327,6 +337,14 @@ std::string dump_config(const Config& config) {
   std::string out;
   for (const auto& f : fields(copy)) out += std::string(f.key) + " = " + format(f.ref) + "\n";
   return out;
+}
+
+int env_buffers(const Config& c) {
+  if (c.run.mode == "sync") return 1;
+  const int group = c.run.algo == "grpo" ? c.grpo.group_size : 1;
+  for (int n = c.graph.env_buffers; n > 1; --n)
+    if (c.graph.envs_per_sampler % (n * group) == 0) return n;
+  return 1;
 }
 
 }  // namespace dvla

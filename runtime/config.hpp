@@ -16,9 +16,10 @@ namespace dvla {
 struct RunConfig {
   uint64_t seed = 1;
   uint64_t max_env_steps = 500'000;
-  std::string mode = "async";  // async: the Swimlane pipeline
+  std::string mode = "async";  // async: the Swimlane pipeline; sync: lock-step rounds
   std::string algo = "ppo";    // ppo | grpo
   std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
+  std::string trace;           // Chrome trace-event file of the lanes' spans; empty: none
   int eval_episodes = 20;
   int eval_every = 0;         // versions between evaluations during the run; 0: only at the end
   int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
@@ -32,6 +33,7 @@ struct GraphConfig {
   int envs_per_sampler = 8;
   int segment_length = 64;     // steps per trajectory segment
   int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
+  int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
   int inference_replicas = 1;
   int torch_threads = 1;      // LibTorch intra-op and BLAS threads, process-wide
   int scheduler_threads = 2;  // CAF scheduler threads for the light actors
@@ -69,6 +71,9 @@ Expected<std::string> get_config_value(const Config& config, const std::string& 
 Status load_config_file(Config& config, const std::string& path);
 // Checks values against each other and their ranges once everything is set.
 Status validate(const Config& config);
+// The env buffers each sampler uses: graph.env_buffers, or fewer where the envs do not split
+// into that many equal buffers of whole GRPO groups; 1 in lock-step (mode sync).
+int env_buffers(const Config& config);
 // Every key with its description and default, in a stable order (for --help and docs).
 std::vector<ConfigKeyInfo> config_keys();
 // `key = value` lines of the whole config (round-trips through load_config_file).

@@ -100,7 +100,7 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
                               const std::string& reward, uint64_t learner_version) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, advantages;
-  double lag_sum = 0;
+  PolicyLagCounts lag;
   int64_t samples = 0;
   for (const auto& s : segments) {
     const auto g = advantages_of(s, reward);
@@ -118,8 +118,9 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
     std::vector<float> a(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
       a[k] = g.advantage[static_cast<size_t>(rows[k] % E)];
-      lag_sum += static_cast<double>(StalenessBound::lag(
-          learner_version, s.policy_versions[static_cast<size_t>(rows[k] / E)]));
+      lag.add(
+          StalenessBound::lag(learner_version, s.policy_versions[static_cast<size_t>(rows[k] / E)]),
+          1);
     }
     advantages.push_back(at::from_blob(a.data(), {n}, at::kFloat).clone());
     samples += n;
@@ -132,7 +133,7 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
   b.advantages = at::cat(advantages);
   b.values = at::zeros({samples});
   b.returns = at::zeros({samples});  // no critic: with value_coef 0 these are unused
-  b.policy_lag_mean = lag_sum / static_cast<double>(samples);
+  b.policy_lag = std::move(lag);
   return b;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace dvla {
 
@@ -31,14 +32,15 @@ struct RunStatus {
   double wall_seconds = 0;
   double steps_per_second = 0;
   uint64_t episodes = 0;
-  double mean_return = 0;      // over the last 100 finished episodes
-  double success_rate = 0;     // of the same episodes (envs with a goal)
-  uint64_t version = 0;        // latest policy version
-  double policy_lag_mean = 0;  // versions behind, averaged over every trained sample
+  double mean_return = 0;                    // over the last 100 finished episodes
+  double success_rate = 0;                   // of the same episodes (envs with a goal)
+  uint64_t version = 0;                      // latest policy version
+  double policy_lag_mean = 0;                // versions behind, averaged over every trained sample
+  std::vector<uint64_t> policy_lag_samples;  // [lag]: trained samples that many versions behind
   uint64_t samples_trained = 0;
   uint64_t dropped_stale = 0;      // env steps dropped by the staleness bound
   uint64_t rejected_messages = 0;  // malformed messages refused by any actor
-  LearnerSummary learner;         // the last update
+  LearnerSummary learner;          // the last update
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
   std::string last_checkpoint;  // directory of the newest checkpoint; empty: none

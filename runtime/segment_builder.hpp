@@ -36,8 +36,9 @@ class SegmentBuilder {
   bool full() const { return steps_ == max_steps_; }
 
   // The recorded steps as a segment frame; `bootstrap_values` ([envs]) estimate the observation
-  // after the last step. Starts a new, empty segment.
-  msg::SegmentFrame finish(uint32_t sampler_id, uint64_t sequence, const float* bootstrap_values);
+  // after the last step; `last` marks the sampler's final segment. Starts a new, empty segment.
+  msg::SegmentFrame finish(uint32_t sampler_id, uint64_t sequence, const float* bootstrap_values,
+                           bool last = false);
 
  private:
   int64_t envs_, max_steps_, action_dim_;

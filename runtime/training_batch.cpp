@@ -34,8 +34,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
                                   uint64_t learner_version) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, values, advantages;
-  double lag_sum = 0;
-  int64_t samples = 0;
+  PolicyLagCounts lag;
   for (const auto& s : segments) {
     const int64_t T = s.steps(), E = s.envs();
     const auto final_values = truncated_values(s, policy);
@@ -57,9 +56,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
     values.push_back(view_of(s.values, at::kFloat).view({T * E}));
     for (auto v : s.policy_versions)
-      lag_sum +=
-          static_cast<double>(StalenessBound::lag(learner_version, v)) * static_cast<double>(E);
-    samples += T * E;
+      lag.add(StalenessBound::lag(learner_version, v), static_cast<uint64_t>(E));
   }
   TrainingBatch b;
   if (segments.empty()) return b;
@@ -69,7 +66,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
   b.values = at::cat(values);
   b.advantages = at::cat(advantages);
   b.returns = b.advantages + b.values;
-  b.policy_lag_mean = lag_sum / static_cast<double>(samples);
+  b.policy_lag = std::move(lag);
   return b;
 }
 

@@ -6,6 +6,7 @@
 
 #include "messages/trajectory_segment.hpp"
 #include "runtime/policy.hpp"
+#include "runtime/policy_lag.hpp"
 
 namespace dvla {
 
@@ -17,7 +18,7 @@ struct TrainingBatch {
   at::Tensor advantages;           // [N]
   at::Tensor returns;              // [N] advantages + values: the critic's targets
   at::Tensor reference_log_probs;  // [N] the starting policy's, for a KL term; may be undefined
-  double policy_lag_mean = 0;      // versions between the behaviour policies and the learner
+  PolicyLagCounts policy_lag;      // versions between the behaviour policies and the learner
 
   int64_t size() const { return inputs.state.defined() ? inputs.size() : 0; }
 };

@@ -63,9 +63,12 @@ TEST_CASE("wrong flags and values say what is wrong and exit non-zero") {
   auto both = run("--resume a --eval b");
   CHECK(both.status == 2);
   CHECK(both.output.find("--resume and --eval exclude each other") != std::string::npos);
-  auto later = run("--trace t.json");
-  CHECK(later.status == 2);
-  CHECK(later.output.find("--trace is not available yet") != std::string::npos);
+  auto trace = run("--trace no/such/dir/t.json --max-env-steps 1000");
+  CHECK(trace.status == 1);
+  CHECK(trace.output.find("cannot write trace file 'no/such/dir/t.json'") != std::string::npos);
+  auto mode = run("--mode lockstep");
+  CHECK(mode.status == 2);
+  CHECK(mode.output.find("mode 'lockstep' is not async or sync") != std::string::npos);
 }
 
 TEST_CASE("--help lists flags and config keys") {
@@ -76,12 +79,21 @@ TEST_CASE("--help lists flags and config keys") {
 }
 
 TEST_CASE("--json ends stdout with one JSON object holding the summary") {
-  auto o = run("--max-env-steps 3000 --json --set eval.episodes=3 --set progress_interval_s=0.2");
+  std::filesystem::remove("test_cli_trace.json");
+  auto o =
+      run("--max-env-steps 3000 --json --set eval.episodes=3 --set progress_interval_s=0.2 "
+          "--trace test_cli_trace.json");
   REQUIRE(o.status == 0);
   auto summary = nlohmann::json::parse(last_line(o.output));
-  for (const char* key : {"env_steps", "wall_seconds", "steps_per_second", "eval_mean_return",
-                          "policy_lag_mean", "dropped_stale", "version"})
+  for (const char* key :
+       {"env_steps", "wall_seconds", "steps_per_second", "eval_mean_return", "policy_lag_mean",
+        "policy_lag_distribution", "lane_busy", "dropped_stale", "version"})
     CHECK_MESSAGE(summary.contains(key), key);
+  for (const char* lane : {"sampling", "inference", "training", "distribution"})
+    CHECK_MESSAGE(summary["lane_busy"].contains(lane), lane);
+  CHECK(o.output.find("lanes busy: sampling") != std::string::npos);
+  std::ifstream trace("test_cli_trace.json");
+  CHECK(nlohmann::json::parse(trace)["traceEvents"].size() > 10);
   CHECK(summary["env_steps"].get<uint64_t>() >= 3000);
   CHECK(summary["eval_episodes"].get<int>() == 3);
   CHECK(o.output.find("env steps") != std::string::npos);  // progress was shown

@@ -59,7 +59,7 @@ TEST_CASE("a user-composed graph: custom env factory, more replicas and samplers
   };
   auto result = train(config, parts);
   REQUIRE_MESSAGE(result, result.error().message());
-  CHECK(built == 3);
+  CHECK(built == 3 * env_buffers(config));  // one env batch per buffer of each sampler
   CHECK(result->status.env_steps >= 6'000);
   CHECK(result->status.version >= 5);
 }
@@ -218,6 +218,6 @@ TEST_CASE("evaluation during a run uses only evaluation starts, and samplers nev
   CHECK(evaluator.evaluation.load() >= evaluations);
   CHECK(evaluator.evaluation.load() <= evaluations + 1);
   CHECK(evaluator.training.load() == 0);
-  CHECK(samplers.training.load() == config.graph.samplers);
+  CHECK(samplers.training.load() == config.graph.samplers * env_buffers(config));
   CHECK(samplers.evaluation.load() == 0);
 }

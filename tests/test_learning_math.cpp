@@ -225,7 +225,8 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
     CHECK(b.advantages[k].item<float>() == doctest::Approx(expected).epsilon(1e-4));
   }
   // Lag against version 6: steps 0, 1, 2 are 2, 1, 0 behind; rows 0 1 4 5 9 -> 2 2 1 1 0.
-  CHECK(b.policy_lag_mean == doctest::Approx(6.0 / 5));
+  CHECK(b.policy_lag.mean() == doctest::Approx(6.0 / 5));
+  CHECK(b.policy_lag.samples == std::vector<uint64_t>{1, 2, 2});
   CHECK_FALSE(b.reference_log_probs.defined());
   // Under the return reward both groups differ: every valid step trains.
   CHECK(informative_samples(s, "return") == 7);

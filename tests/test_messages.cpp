@@ -66,6 +66,7 @@ struct SegmentData {
     s.final_observations.instructions = {final_tokens.data(), {1, 5}};
     s.success = {success.data(), {2, 3}};
     s.final_indices = {5};
+    s.last = true;
     return s;
   }
 };
@@ -117,6 +118,7 @@ TEST_CASE("trajectory segment round-trips") {
   REQUIRE(out);
   CHECK(out->sampler_id == 3);
   CHECK(out->sequence == 11);
+  CHECK(out->last);
   CHECK(out->steps() == 2);
   CHECK(out->envs() == 3);
   CHECK(same(out->observations.state, d.obs));

@@ -3,13 +3,22 @@
 // its figures as one JSON object (printed last with --json).
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "runtime/expected.hpp"
 
 namespace dvla::apps {
 
 struct BenchOptions {
-  double seconds = 2.0;  // per measurement
-  int episodes = 200;    // per family (expert suite)
+  double seconds = 2.0;          // per measurement
+  int episodes = 200;            // per family (expert suite)
+  std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
+  uint64_t steps = 0;            // pipeline: env steps per mode; 0: the workload's default
+  int64_t latency_us = 40;       // pipeline: the synthetic env's latency per env step
+  std::vector<std::pair<std::string, std::string>> settings;  // pipeline: config key, value
 };
 
 // Env steps/s of the tabletop suite per thread and aggregate, with and without rendering, per
@@ -17,5 +26,8 @@ struct BenchOptions {
 Expected<nlohmann::json> bench_env(const BenchOptions& options);
 // Success of the scripted expert, random actions and zero actions per task family.
 Expected<nlohmann::json> bench_expert(const BenchOptions& options);
+// The same workload in lock-step (sync) and through the Swimlane (async): steps/s of each, the
+// speedup, the ideal speedup from the measured lane costs, lane busy fractions, policy lag.
+Expected<nlohmann::json> bench_pipeline(const BenchOptions& options);
 
 }  // namespace dvla::apps

@@ -24,6 +24,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
        {dvla::apps::bench_expert,
         "scripted expert, random and zero-action success "
         "per tabletop task family"}},
+      {"pipeline",
+       {dvla::apps::bench_pipeline,
+        "sync (lock-step) vs async (Swimlane) training throughput, speedup, "
+        "ideal speedup from lane costs, lane busy, policy lag"}},
   };
   return s;
 }
@@ -44,14 +48,20 @@ dvla::Expected<double> positive_number(const std::string& text) {
 std::string help() {
   std::string text =
       "dvla-bench: measure dvla's parts.\n\nUsage: dvla-bench SUITE [--json] [--seconds S] "
-      "[--episodes N]\n\nSuites:\n";
+      "[--episodes N]\n                  [--workload NAME] [--steps N] [--latency-us N] "
+      "[--set KEY=VALUE]\n\nSuites:\n";
   for (const auto& [name, suite] : suites())
     text += fmt::format("  {:<8} {}\n", name, suite.second);
   text +=
       "\nFlags:\n"
       "  --json          print the figures as one JSON object on the last stdout line\n"
       "  --seconds S     seconds per timed figure (default 2)\n"
-      "  --episodes N    episodes per family for the expert suite (default 200)\n";
+      "  --episodes N    episodes per family for the expert suite (default 200)\n"
+      "  --workload NAME pipeline: synthetic | cartpole | tabletop | all (default all; the\n"
+      "                  first one's figures lead the JSON, all are under 'workloads')\n"
+      "  --steps N       pipeline: env steps per mode (default: 200000; tabletop 20000)\n"
+      "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
+      "  --set KEY=VALUE pipeline: a config key (as for dvla-ppo) for every workload\n";
   return text;
 }
 
@@ -69,7 +79,20 @@ int main(int argc, char** argv) {
       return 0;
     } else if (word == "--json") {
       json = true;
-    } else if (word == "--seconds" || word == "--episodes") {
+    } else if (word == "--workload" || word == "--set") {
+      auto v = line.value_of(word);
+      const auto eq = v ? v->find('=') : std::string::npos;
+      if (!v || (word == "--set" && eq == std::string::npos)) {
+        fmt::print(stderr, "dvla-bench: {}\n",
+                   v ? word + " needs key=value, got '" + *v + "'" : v.error().message());
+        return 2;
+      }
+      if (word == "--workload")
+        options.workload = *v;
+      else
+        options.settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (word == "--seconds" || word == "--episodes" || word == "--steps" ||
+               word == "--latency-us") {
       auto v = line.value_of(word);
       auto x = v ? positive_number(*v) : dvla::Expected<double>(v.error());
       if (!x) {
@@ -78,8 +101,12 @@ int main(int argc, char** argv) {
       }
       if (word == "--seconds")
         options.seconds = *x;
-      else
+      else if (word == "--episodes")
         options.episodes = static_cast<int>(*x);
+      else if (word == "--steps")
+        options.steps = static_cast<uint64_t>(*x);
+      else
+        options.latency_us = static_cast<int64_t>(*x);
     } else if (suite.empty() && word.rfind("--", 0) != 0) {
       suite = word;
     } else {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/training.hpp"
+#include "apps/common/lane_summary.hpp"
 #include "apps/dvla-ppo/options.hpp"
 #include "runtime/blas_info.hpp"
 #include "runtime/checkpoint.hpp"
@@ -32,6 +33,7 @@ json status_json(const RunStatus& s) {
             {"train_success", s.success_rate},
             {"version", s.version},
             {"policy_lag_mean", s.policy_lag_mean},
+            {"policy_lag_distribution", dvla::apps::policy_lag_json(s.policy_lag_samples)},
             {"samples_trained", s.samples_trained},
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
@@ -205,9 +207,14 @@ int train(const dvla::apps::PpoOptions& options) {
       "as stale\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
       s.dropped_stale);
+  fmt::print("{}\n{}\n", dvla::apps::lanes_line(result->lanes),
+             dvla::apps::policy_lag_line(s.policy_lag_samples));
+  if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);
   json summary = status_json(s);
+  summary["lane_busy"] = dvla::apps::lane_busy_json(result->lanes);
+  summary["lanes"] = dvla::apps::lanes_json(result->lanes);
   add_evaluation(summary, *eval);
   add_run(summary, config);
   if (!result->checkpoint.empty()) summary["checkpoint"] = result->checkpoint;

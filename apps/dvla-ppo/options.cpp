@@ -25,14 +25,7 @@ const std::map<std::string, std::string>& key_flags() {
       {"--logdir", "logdir"},
       {"--suite", "tabletop.suite"},
       {"--init", "model.init"},
-  };
-  return flags;
-}
-
-// Flags of the contract whose features arrive with later work.
-const std::map<std::string, std::string>& later_flags() {
-  static const std::map<std::string, std::string> flags{
-      {"--trace", "lane traces"},
+      {"--trace", "trace"},
   };
   return flags;
 }
@@ -91,8 +84,6 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
       auto v = line.value_of(flag);
       if (!v) return v.error();
       settings.emplace_back(k->second, *v);
-    } else if (auto l = later_flags().find(flag); l != later_flags().end()) {
-      return Error(flag + " is not available yet: it comes with " + l->second);
     } else {
       return Error("unknown flag '" + flag + "'");
     }
@@ -121,7 +112,7 @@ std::string ppo_help() {
       "  --env NAME              env: cartpole | synthetic | tabletop\n"
       "  --suite NAME            tabletop.suite: lift | push | place_bowl | stack | mixed\n"
       "  --algo NAME             algo: ppo | grpo\n"
-      "  --mode NAME             mode: async\n"
+      "  --mode NAME             mode: async (Swimlane) or sync (lock-step baseline)\n"
       "  --max-env-steps N       max_env_steps\n"
       "  --seed S                seed\n"
       "  --samplers N            samplers\n"
@@ -135,9 +126,10 @@ std::string ppo_help() {
       "                          train longer); version, counters and curve go on\n"
       "  --eval CHECKPOINT       only evaluate a checkpoint (or a run directory's best) on\n"
       "                          eval.episodes of the evaluation states\n"
+      "  --trace FILE            trace: write every lane's spans as Chrome trace-event JSON\n"
+      "                          (open in Perfetto or chrome://tracing)\n"
       "  --json                  print the summary as one JSON object on the last stdout line\n"
-      "  --help                  this text\n"
-      "  (--trace arrives with later work)\n\n"
+      "  --help                  this text\n\n"
       "Config keys (default):\n";
   for (const auto& k : config_keys())
     text += fmt::format("  {:<28} {} ({})\n", k.key, k.description,

@@ -1,0 +1,24 @@
+#pragma once
+// How the apps show the lanes of a run: busy fractions and the policy lag distribution, as a
+// line for people and as JSON for scripts.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/lane_report.hpp"
+
+namespace dvla::apps {
+
+// {"sampling": 0.93, ...}: each lane's busy fraction.
+nlohmann::json lane_busy_json(const LaneReport& report);
+// {"sampling": {"actors", "busy_fraction", "busy_seconds", "cpu_seconds"}, ...}
+nlohmann::json lanes_json(const LaneReport& report);
+// {"0": 0.6, "1": 0.4}: the fraction of trained samples per versions of lag.
+nlohmann::json policy_lag_json(const std::vector<uint64_t>& samples_at_lag);
+
+std::string lanes_line(const LaneReport& report);
+std::string policy_lag_line(const std::vector<uint64_t>& samples_at_lag);
+
+}  // namespace dvla::apps

@@ -1,0 +1,131 @@
+// The plain pieces of the Swimlane's bookkeeping: lock-step rounds, lane tracks and reports, the
+// ideal speedup, and the trace format.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/lane_tracer.hpp"
+#include "runtime/lock_step.hpp"
+#include "runtime/policy_lag.hpp"
+
+using namespace dvla;
+
+TEST_CASE("a lock-step round completes once every sampler still collecting waits") {
+  LockStep round(3);
+  CHECK_FALSE(round.round_complete());  // nobody waits yet
+  round.waiting(0, false);
+  round.waiting(2, false);
+  CHECK_FALSE(round.round_complete());
+  round.waiting(2, false);  // the same sampler twice counts once
+  CHECK_FALSE(round.round_complete());
+  round.waiting(1, true);  // its last segment
+  CHECK(round.round_complete());
+  round.release();
+  CHECK(round.collecting() == 2);
+  CHECK(round.waiting_count() == 0);
+  round.waiting(0, false);
+  CHECK_FALSE(round.round_complete());
+  round.waiting(2, true);
+  CHECK(round.round_complete());
+  round.release();
+  round.waiting(0, true);
+  CHECK(round.round_complete());  // the last one collecting
+  round.release();
+  CHECK(round.collecting() == 0);
+  CHECK_FALSE(round.round_complete());
+}
+
+TEST_CASE("a track sums work per lane, keeps waits out of it, and remembers the deepest queue") {
+  LaneTrack t("inference/0", Lane::inference, /*record_spans=*/true);
+  t.work(Lane::inference, "forward", 100, 350);
+  t.work(Lane::inference, "forward", 400, 500);
+  t.work(Lane::distribution, "stage_weights", 600, 620);
+  t.wait("wait_actions", 0, 1000);
+  t.queue_depth(3);
+  t.queue_depth(1);
+  CHECK(t.busy_ns(Lane::inference) == 350);
+  CHECK(t.busy_ns(Lane::distribution) == 20);
+  CHECK(t.busy_ns(Lane::sampling) == 0);
+  CHECK(t.queue_peak() == 3);
+  const auto spans = t.spans();
+  REQUIRE(spans.size() == 4);
+  CHECK(spans[3].wait);
+  CHECK(spans[2].lane == Lane::distribution);
+
+  LaneTrack capped("sampler/0", Lane::sampling, true, /*max_spans=*/2);
+  for (int i = 0; i < 5; ++i) capped.work(Lane::sampling, "env_step", i, i + 1);
+  CHECK(capped.spans().size() == 2);
+  CHECK(capped.truncated());
+  CHECK(capped.busy_ns(Lane::sampling) == 5);  // totals go on without the spans
+
+  LaneTrack unrecorded("trainer", Lane::training, false);
+  unrecorded.work(Lane::training, "gradient_step", 0, 10);
+  CHECK(unrecorded.spans().empty());
+  CHECK(unrecorded.busy_ns(Lane::training) == 10);
+}
+
+TEST_CASE("the report divides busy time by wall time and the lane's actors") {
+  LaneTracer tracer(false);
+  tracer.track("sampler/0", Lane::sampling)->work(Lane::sampling, "env_step", 0, 2'000'000'000);
+  tracer.track("sampler/1", Lane::sampling)->work(Lane::sampling, "env_step", 0, 1'000'000'000);
+  auto trainer = tracer.track("trainer", Lane::training);
+  trainer->work(Lane::training, "gradient_step", 0, 3'000'000'000);
+  trainer->queue_depth(7);
+  const auto r = tracer.report(4.0);
+  CHECK(r[Lane::sampling].actors == 2);
+  CHECK(r[Lane::sampling].busy_s == doctest::Approx(3.0));
+  CHECK(r[Lane::sampling].busy_fraction == doctest::Approx(3.0 / (4.0 * 2)));
+  CHECK(r[Lane::training].busy_fraction == doctest::Approx(0.75));
+  CHECK(r[Lane::inference].busy_fraction == 0);
+  CHECK(r.queue_peaks.at("trainer") == 7);
+}
+
+TEST_CASE("ideal speedup: lane times summed over the longest, bounded by the cores") {
+  LaneReport r;
+  r.lanes[static_cast<size_t>(Lane::sampling)] = {2, 8.0, 0.0, 0};  // 4 s per actor, no CPU
+  r.lanes[static_cast<size_t>(Lane::inference)] = {1, 1.0, 1.0, 0};
+  r.lanes[static_cast<size_t>(Lane::training)] = {1, 3.0, 3.0, 0};
+  // Lane times per step over 1000 steps: 4, 1, 3 ms -> (4 + 1 + 3) / 4 = 2.
+  CHECK(ideal_speedup(r, 1000, 2) == doctest::Approx(2.0));
+  // On one core the 4 s of CPU bound it as much as sampling does.
+  CHECK(ideal_speedup(r, 1000, 1) == doctest::Approx(2.0));
+  r.lanes[static_cast<size_t>(Lane::training)] = {1, 6.0, 6.0, 0};
+  // 11 s over max(6 s, 7 s of CPU / 1 core) = 11 / 7.
+  CHECK(ideal_speedup(r, 1000, 1) == doctest::Approx(11.0 / 7.0));
+  CHECK(ideal_speedup(r, 0, 2) == 0);
+}
+
+TEST_CASE("the Chrome trace names a process per lane and a thread per actor") {
+  LaneTracer tracer(true);
+  const int64_t now = trace_clock_ns();
+  auto s = tracer.track("sampler/0", Lane::sampling);
+  s->work(Lane::sampling, "env_step", now, now + 1000);
+  s->wait("wait_actions", now + 1000, now + 1500);
+  auto trainer = tracer.track("trainer", Lane::training);
+  trainer->work(Lane::distribution, "publish_weights", now + 1500, now + 1510);
+  const auto j = nlohmann::json::parse(tracer.chrome_trace());
+  int processes = 0, threads = 0, spans = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e["ph"] == "M" && e["name"] == "process_name") ++processes;
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+    if (e["ph"] == "X") {
+      ++spans;
+      CHECK(e["dur"].get<double>() >= 0);
+      if (e["name"] == "publish_weights") CHECK(e["pid"] == 4);  // the distribution lane
+      if (e["name"] == "wait_actions") CHECK(e["cat"] == "wait");
+    }
+  }
+  CHECK(processes == 4);
+  CHECK(threads == 2);
+  CHECK(spans == 3);
+}
+
+TEST_CASE("policy lag counts give the distribution and its mean") {
+  PolicyLagCounts lag;
+  CHECK(lag.mean() == 0);
+  lag.add(0, 6);
+  lag.add(2, 2);
+  lag.add(1, 2);
+  CHECK(lag.samples == std::vector<uint64_t>{6, 2, 2});
+  CHECK(lag.total() == 10);
+  CHECK(lag.mean() == doctest::Approx(0.6));
+}

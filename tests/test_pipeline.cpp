@@ -1,0 +1,202 @@
+// The Swimlane pipeline against its lock-step baseline: traces have a track per lane and actor,
+// sync mode really serialises sampling and training while async overlaps them, queues stay within
+// their bounds under a slow trainer, and async learns CartPole as well as sync on one budget.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "actors/training.hpp"
+#include "runtime/evaluation.hpp"
+#include "runtime/graph_parts.hpp"
+
+using namespace dvla;
+using nlohmann::json;
+
+namespace {
+
+struct Span {
+  std::string name;
+  int pid;
+  double start, end;
+};
+
+struct Trace {
+  std::map<int, std::string> lanes;              // pid -> process name
+  std::set<std::pair<int, std::string>> tracks;  // (pid, thread name)
+  std::vector<Span> spans;
+
+  std::vector<Span> named(const std::set<std::string>& names) const {
+    std::vector<Span> out;
+    for (const auto& s : spans)
+      if (names.count(s.name)) out.push_back(s);
+    return out;
+  }
+};
+
+Trace read_trace(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = json::parse(in);  // throws (and fails the test) unless it is valid JSON
+  Trace t;
+  std::map<std::pair<int, int>, std::string> threads;
+  for (const auto& e : j.at("traceEvents")) {
+    const auto ph = e.at("ph").get<std::string>();
+    if (ph == "M" && e.at("name") == "process_name")
+      t.lanes[e.at("pid").get<int>()] = e.at("args").at("name").get<std::string>();
+    if (ph == "M" && e.at("name") == "thread_name")
+      t.tracks.insert({e.at("pid").get<int>(), e.at("args").at("name").get<std::string>()});
+    if (ph == "X") {
+      const double ts = e.at("ts").get<double>();
+      t.spans.push_back({e.at("name").get<std::string>(), e.at("pid").get<int>(), ts,
+                         ts + e.at("dur").get<double>()});
+    }
+  }
+  return t;
+}
+
+// Spans of `a` that overlap some span of `b`.
+size_t overlapping(std::vector<Span> a, std::vector<Span> b) {
+  std::sort(b.begin(), b.end(), [](const Span& x, const Span& y) { return x.start < y.start; });
+  size_t n = 0;
+  for (const auto& s : a) {
+    for (const auto& t : b) {
+      if (t.start >= s.end) break;
+      if (t.end > s.start) {
+        ++n;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+Config small_cartpole(const std::string& mode) {
+  Config c;
+  c.run.mode = mode;
+  c.run.seed = 11;
+  c.run.max_env_steps = 20'000;
+  return c;
+}
+
+Trace traced_run(Config config, const std::string& path, TrainingResult* out = nullptr) {
+  config.run.trace = path;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(result, result.error().message());
+  if (out) *out = *result;
+  return read_trace(path);
+}
+
+const std::set<std::string> training_spans = {"prepare_batch", "gradient_step"};
+
+}  // namespace
+
+TEST_CASE("the trace is valid JSON with a track per lane and actor, and spans of every lane") {
+  TrainingResult result;
+  const auto t = traced_run(small_cartpole("async"), "test_pipeline_async.json", &result);
+  CHECK(t.lanes == std::map<int, std::string>{{1, "sampling lane"},
+                                              {2, "inference lane"},
+                                              {3, "training lane"},
+                                              {4, "distribution lane"}});
+  for (const auto& track : std::vector<std::pair<int, std::string>>{{1, "sampler/0"},
+                                                                    {1, "sampler/1"},
+                                                                    {2, "inference/0"},
+                                                                    {3, "trainer"},
+                                                                    {4, "distributor"},
+                                                                    {4, "trainer"},
+                                                                    {4, "inference/0"}})
+    CHECK_MESSAGE(t.tracks.count(track), track.second, " has no track in lane ", track.first);
+  for (const auto& [name, pid] : std::vector<std::pair<std::string, int>>{{"env_step", 1},
+                                                                          {"wait_actions", 1},
+                                                                          {"forward", 2},
+                                                                          {"gradient_step", 3},
+                                                                          {"publish_weights", 4},
+                                                                          {"fan_out", 4},
+                                                                          {"stage_weights", 4}}) {
+    const auto spans = t.named({name});
+    CHECK_MESSAGE(!spans.empty(), "no ", name, " span");
+    for (const auto& s : spans) {
+      CHECK(s.pid == pid);
+      CHECK(s.end >= s.start);
+    }
+  }
+  // The lanes' busy fractions are those of the spans.
+  for (auto lane : all_lanes) {
+    CHECK(result.lanes[lane].busy_fraction >= 0);
+    CHECK(result.lanes[lane].busy_fraction <= 1.0);
+  }
+  CHECK(result.lanes[Lane::training].busy_s > 0);
+  CHECK(result.lanes[Lane::sampling].actors == 2);
+  // Async overlaps the lanes: samplers step while the trainer trains.
+  CHECK(overlapping(t.named({"env_step"}), t.named(training_spans)) > 0);
+}
+
+TEST_CASE("sync mode serialises: no env step overlaps training, and nothing trains stale") {
+  TrainingResult result;
+  const auto t = traced_run(small_cartpole("sync"), "test_pipeline_sync.json", &result);
+  const auto steps = t.named({"env_step"});
+  const auto training = t.named(training_spans);
+  REQUIRE(steps.size() > 1000);
+  REQUIRE(training.size() > 10);
+  CHECK(overlapping(steps, training) == 0);
+  const auto& s = result.status;
+  // Every update trained on samples of the version it started from.
+  REQUIRE(s.policy_lag_samples.size() == 1);
+  CHECK(s.policy_lag_samples[0] == s.samples_trained);
+  CHECK(s.policy_lag_mean == 0.0);
+  // One batch per round: 2 samplers x 8 envs x 64 steps = 1024 = ppo.batch_size.
+  CHECK(s.version == s.samples_trained / 1024);
+}
+
+TEST_CASE("with a slow trainer every queue stays within its bound") {
+  Config c = small_cartpole("async");
+  c.run.max_env_steps = 30'000;
+  c.ppo.epochs = 30;  // a trainer far slower than the samplers
+  auto result = train(c, default_graph_parts(c));
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& q = result->lanes.queue_peaks;
+  const int64_t in_flight = c.graph.segments_in_flight;
+  for (const char* sampler : {"sampler/0", "sampler/1"}) {
+    REQUIRE(q.count(sampler));
+    CHECK(q.at(sampler) >= 1);
+    CHECK(q.at(sampler) <= in_flight);  // unacknowledged segments
+  }
+  // A segment of a buffer holds 4 envs x 64 steps; a batch takes 4 of them. Beyond a complete
+  // batch the trainer holds acknowledgements, so each sampler adds at most its credits, plus
+  // what reached the mailbox before the update started.
+  const int64_t samplers = c.graph.samplers;
+  const int64_t per_segment = c.graph.envs_per_sampler / env_buffers(c) * c.graph.segment_length;
+  const int64_t batch_segments = (c.ppo.batch_size + per_segment - 1) / per_segment;
+  REQUIRE(q.count("trainer"));
+  MESSAGE("trainer queue peak ", q.at("trainer"), " segments");
+  CHECK(q.at("trainer") <= batch_segments + 2 * samplers * in_flight);
+  // Each buffer has at most one request out.
+  REQUIRE(q.count("inference/0"));
+  CHECK(q.at("inference/0") <= samplers * env_buffers(c));
+}
+
+TEST_CASE("async learns CartPole as well as sync with the same seeds and env-step budget") {
+  auto learned = [](const std::string& mode) {
+    Config c;
+    c.run.mode = mode;
+    c.run.seed = 7;
+    c.run.max_env_steps = 200'000;
+    const auto parts = default_graph_parts(c);
+    auto result = train(c, parts);
+    REQUIRE_MESSAGE(result, result.error().message());
+    auto eval = evaluate_weights(parts, c, result->weights);
+    REQUIRE(eval);
+    MESSAGE(mode, ": eval mean return ", eval->mean_return, " after ", result->status.env_steps,
+            " env steps, version ", result->status.version);
+    return eval->mean_return;
+  };
+  const double sync = learned("sync");
+  const double async = learned("async");
+  CHECK(sync >= 450.0);
+  CHECK(async >= 450.0);
+  CHECK(std::abs(async - sync) <= 50.0);
+}
