@@ -226,15 +226,14 @@ void request_actions(self_ptr self, EnvBuffer& b) {
   request.observations = observations_of(b.env->output(), b.env->spec());
   b.awaiting_answer = true;
   b.waiting_for_actions.start("wait_actions");
-  const uint32_t index = b.index;
+  auto answered = [self, index = b.index](const msg::ActionFrame& f) {
+    on_answer(self, self->state.buffers[index], f);
+  };
   self->request(s.setup.inference, timeout_of(s.setup.timeout_s), msg::build(request))
-      .then([self,
-             index](const msg::ActionFrame& f) { on_answer(self, self->state.buffers[index], f); },
-            [self](caf::error& e) {
-              self->quit(make_error(
-                  errc::no_answer,
-                  self->state.setup.name + ": inference did not answer: " + describe(e)));
-            });
+      .then(answered, [self](caf::error& e) {
+        self->quit(make_error(errc::no_answer, self->state.setup.name +
+                                                   ": inference did not answer: " + describe(e)));
+      });
 }
 
 void on_control(self_ptr self, const msg::ControlFrame& frame) {

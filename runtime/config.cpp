@@ -81,7 +81,8 @@ std::vector<Field> fields(Config& c) {
        &c.graph.torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
-      {"model.policy", "policy: auto | mlp | vla | torchscript (auto: vla for envs with images)",
+      {"model.policy", "policy: auto | mlp | vla | torchscript | null (auto: vla for envs with images; null: zero "
+       "actions, no compute, for measuring the runtime)",
        &c.model.policy},
       {"model.hidden", "hidden layer widths of the MLP actor-critic, comma-separated",
        &c.model.hidden},
@@ -285,8 +286,8 @@ Status validate(const Config& c) {
   if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
   if (c.model.policy != "auto" && c.model.policy != "mlp" && c.model.policy != "vla" &&
-      c.model.policy != "torchscript")
-    return fail("model.policy '" + c.model.policy + "' is not auto, mlp, vla or torchscript");
+      c.model.policy != "torchscript" && c.model.policy != "null")
+    return fail("model.policy '" + c.model.policy + "' is not auto, mlp, vla, torchscript or null");
   if (c.model.preset != "tiny" && c.model.preset != "small" && c.model.preset != "base" &&
       c.model.preset != "large")
     return fail("model.preset '" + c.model.preset + "' is not tiny, small, base or large");

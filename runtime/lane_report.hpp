@@ -23,6 +23,7 @@ struct LaneReport {
   // Per actor, the deepest its input queue got: segments unacknowledged (samplers), segments
   // buffered for training (trainer), requests waiting for a forward pass (inference).
   std::map<std::string, int64_t> queue_peaks;
+  std::map<std::string, double> work_s;  // per span name, summed over actors
 
   const LaneUse& operator[](Lane lane) const { return lanes[static_cast<size_t>(lane)]; }
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 namespace dvla {
 namespace {
@@ -39,6 +40,11 @@ void LaneTrack::sample_cpu(int64_t now_ns) {
 void LaneTrack::work(Lane lane, const char* name, int64_t start_ns, int64_t end_ns) {
   std::lock_guard lock(mutex_);
   busy_[static_cast<size_t>(lane)] += end_ns - start_ns;
+  auto named = std::find_if(by_name_.begin(), by_name_.end(), [name](const auto& entry) {
+    return entry.first == name || std::strcmp(entry.first, name) == 0;
+  });
+  if (named == by_name_.end()) named = by_name_.insert(by_name_.end(), {name, 0});
+  named->second += end_ns - start_ns;
   sample_cpu(end_ns);
   if (!record_) return;
   if (spans_.size() < max_spans_)
@@ -69,6 +75,11 @@ int64_t LaneTrack::queue_peak() const {
 int64_t LaneTrack::busy_ns(Lane lane) const {
   std::lock_guard lock(mutex_);
   return busy_[static_cast<size_t>(lane)];
+}
+
+std::vector<std::pair<std::string, int64_t>> LaneTrack::work_by_name() const {
+  std::lock_guard lock(mutex_);
+  return {by_name_.begin(), by_name_.end()};
 }
 
 int64_t LaneTrack::cpu_ns(Lane lane) const {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/lane.hpp"
@@ -40,6 +41,8 @@ class LaneTrack {
   const std::string& actor() const { return actor_; }
   Lane home() const { return home_; }
   int64_t busy_ns(Lane lane) const;
+  // Work time per span name ("env_step", "forward", ...).
+  std::vector<std::pair<std::string, int64_t>> work_by_name() const;
   // CPU time of the actor's thread, split over the lanes by busy time (read at most every few
   // milliseconds, so it lags by that much).
   int64_t cpu_ns(Lane lane) const;
@@ -59,6 +62,7 @@ class LaneTrack {
   bool truncated_ = false;
   int64_t queue_peak_ = 0;
   std::array<int64_t, lane_count> busy_{};
+  std::vector<std::pair<const char*, int64_t>> by_name_;  // few names: a linear search
   int64_t cpu_first_ = -1, cpu_last_ = 0, cpu_sampled_at_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/policy_factory.hpp"
 
 #include "runtime/actor_critic.hpp"
+#include "runtime/null_policy.hpp"
 #include "runtime/torchscript_policy.hpp"
 #include "runtime/vla_policy.hpp"
 
@@ -17,6 +18,7 @@ Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const en
     return std::shared_ptr<Policy>(std::make_shared<VlaPolicy>(spec, *size, seed));
   }
   if (kind == "torchscript") return load_torchscript_policy(model.torchscript, spec);
+  if (kind == "null") return std::shared_ptr<Policy>(std::make_shared<NullPolicy>(spec));
   return Error("model.policy '" + kind + "' is not available here");
 }
 

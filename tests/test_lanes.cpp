@@ -46,6 +46,10 @@ TEST_CASE("a track sums work per lane, keeps waits out of it, and remembers the 
   CHECK(t.busy_ns(Lane::distribution) == 20);
   CHECK(t.busy_ns(Lane::sampling) == 0);
   CHECK(t.queue_peak() == 3);
+  const auto by_name = t.work_by_name();
+  REQUIRE(by_name.size() == 2);
+  CHECK(by_name[0] == std::pair<std::string, int64_t>{"forward", 350});
+  CHECK(by_name[1] == std::pair<std::string, int64_t>{"stage_weights", 20});
   const auto spans = t.spans();
   REQUIRE(spans.size() == 4);
   CHECK(spans[3].wait);
@@ -77,6 +81,7 @@ TEST_CASE("the report divides busy time by wall time and the lane's actors") {
   CHECK(r[Lane::training].busy_fraction == doctest::Approx(0.75));
   CHECK(r[Lane::inference].busy_fraction == 0);
   CHECK(r.queue_peaks.at("trainer") == 7);
+  CHECK(r.work_s.at("env_step") == doctest::Approx(3.0));
 }
 
 TEST_CASE("ideal speedup: lane times summed over the longest, bounded by the cores") {

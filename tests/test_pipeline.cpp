@@ -200,3 +200,17 @@ TEST_CASE("async learns CartPole as well as sync with the same seeds and env-ste
   CHECK(async >= 450.0);
   CHECK(std::abs(async - sync) <= 50.0);
 }
+
+TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {
+  Config c;
+  c.env.name = "synthetic";
+  c.model.policy = "null";
+  c.run.max_env_steps = 50'000;
+  c.graph.envs_per_sampler = 64;
+  auto result = train(c, default_graph_parts(c));
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->status.env_steps >= c.run.max_env_steps);
+  CHECK(result->status.rejected_messages == 0);
+  CHECK(result->lanes.work_s.count("env_step"));
+  CHECK(result->lanes.work_s.count("forward"));
+}

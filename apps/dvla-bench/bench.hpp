@@ -16,9 +16,9 @@ struct BenchOptions {
   double seconds = 2.0;          // per measurement
   int episodes = 200;            // per family (expert suite)
   std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
-  uint64_t steps = 0;            // pipeline: env steps per mode; 0: the workload's default
+  uint64_t steps = 0;  // pipeline, runtime: env steps per run; 0: the suite's default
   int64_t latency_us = 40;       // pipeline: the synthetic env's latency per env step
-  std::vector<std::pair<std::string, std::string>> settings;  // pipeline: config key, value
+  std::vector<std::pair<std::string, std::string>> settings;  // pipeline, runtime: key, value
 };
 
 // Env steps/s of the tabletop suite per thread and aggregate, with and without rendering, per
@@ -29,5 +29,10 @@ Expected<nlohmann::json> bench_expert(const BenchOptions& options);
 // The same workload in lock-step (sync) and through the Swimlane (async): steps/s of each, the
 // speedup, the ideal speedup from the measured lane costs, lane busy fractions, policy lag.
 Expected<nlohmann::json> bench_pipeline(const BenchOptions& options);
+// The runtime's ceiling: zero-latency synthetic env, null policy, 1 to 64 samplers; env steps/s
+// and the wall time per env step that is neither env nor policy.
+Expected<nlohmann::json> bench_runtime(const BenchOptions& options);
+// A throttled trainer: resident memory over the run must stay flat (credits hold samplers back).
+Expected<nlohmann::json> bench_backpressure(const BenchOptions& options);
 
 }  // namespace dvla::apps

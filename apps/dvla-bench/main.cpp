@@ -16,6 +16,9 @@ using Suite = dvla::Expected<nlohmann::json> (*)(const BenchOptions&);
 
 const std::map<std::string, std::pair<Suite, const char*>>& suites() {
   static const std::map<std::string, std::pair<Suite, const char*>> s{
+      {"backpressure",
+       {dvla::apps::bench_backpressure,
+        "a throttled trainer: resident memory over the run stays flat"}},
       {"env",
        {dvla::apps::bench_env,
         "tabletop env steps/s per thread and aggregate, with and "
@@ -28,6 +31,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
        {dvla::apps::bench_pipeline,
         "sync (lock-step) vs async (Swimlane) training throughput, speedup, "
         "ideal speedup from lane costs, lane busy, policy lag"}},
+      {"runtime",
+       {dvla::apps::bench_runtime,
+        "the runtime's ceiling: zero-latency synthetic env, null policy, "
+        "1 to 64 samplers; env steps/s and overhead per env step"}},
   };
   return s;
 }
@@ -51,7 +58,7 @@ std::string help() {
       "[--episodes N]\n                  [--workload NAME] [--steps N] [--latency-us N] "
       "[--set KEY=VALUE]\n\nSuites:\n";
   for (const auto& [name, suite] : suites())
-    text += fmt::format("  {:<8} {}\n", name, suite.second);
+    text += fmt::format("  {:<12} {}\n", name, suite.second);
   text +=
       "\nFlags:\n"
       "  --json          print the figures as one JSON object on the last stdout line\n"
@@ -59,9 +66,11 @@ std::string help() {
       "  --episodes N    episodes per family for the expert suite (default 200)\n"
       "  --workload NAME pipeline: synthetic | cartpole | tabletop | all (default all; the\n"
       "                  first one's figures lead the JSON, all are under 'workloads')\n"
-      "  --steps N       pipeline: env steps per mode (default: 200000; tabletop 20000)\n"
+      "  --steps N       pipeline: env steps per mode (default: 200000; tabletop 20000);\n"
+      "                  runtime: env steps per sampler count (default 4000000);\n"
+      "                  backpressure: env steps (default 150000)\n"
       "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
-      "  --set KEY=VALUE pipeline: a config key (as for dvla-ppo) for every workload\n";
+      "  --set KEY=VALUE pipeline, runtime, backpressure: a config key (as for dvla-ppo)\n";
   return text;
 }
 

@@ -1,0 +1,69 @@
+// dvla-bench backpressure: the Swimlane with a throttled trainer (many epochs per batch). Credits
+// must slow the samplers down to the trainer's pace, so resident memory stays flat instead of
+// growing with queued segments.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "actors/training.hpp"
+#include "apps/common/lane_summary.hpp"
+#include "apps/dvla-bench/bench.hpp"
+#include "apps/dvla-bench/resident_memory.hpp"
+#include "runtime/graph_parts.hpp"
+
+namespace dvla::apps {
+
+Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
+  Config c;
+  c.run.max_env_steps = options.steps > 0 ? options.steps : 150'000;
+  c.run.progress_interval_s = 0.5;
+  c.run.eval_episodes = 1;
+  c.ppo.epochs = 40;  // a trainer ten times slower than usual: the samplers must wait for it
+  // CAF 0.17 keeps every request's timeout entry until it expires, answered or not: memory grows
+  // with (requests/s x message_timeout_s) and levels off one timeout after the start. A short
+  // timeout makes that window short; the figure after it is what the queues do.
+  c.run.message_timeout_s = 5;
+  for (const auto& [key, value] : options.settings)
+    if (auto s = set_config_value(c, key, value); !s) return s.error();
+  std::vector<std::pair<double, double>> samples;  // (wall seconds, resident MiB)
+  auto result = train(c, default_graph_parts(c), [&](const RunStatus& s) {
+    samples.emplace_back(s.wall_seconds, resident_mib());
+  });
+  if (!result) return result.error();
+  if (samples.empty() || samples.back().first < 2 * (c.run.message_timeout_s + 1))
+    return Error("the run was too short to watch memory after start-up; raise --steps");
+  // Start-up (allocators, LibTorch, the timeout window above) ends one timeout after the start;
+  // after it memory must not grow with the run.
+  size_t settled = 0;
+  while (settled + 2 < samples.size() && samples[settled].first < c.run.message_timeout_s + 1)
+    ++settled;
+  double low = samples[settled].second, high = low;
+  for (size_t i = settled; i < samples.size(); ++i) {
+    low = std::min(low, samples[i].second);
+    high = std::max(high, samples[i].second);
+  }
+  fmt::print(
+      "throttled trainer ({} epochs per batch): {:.0f} env steps/s, training lane {:.0f}% "
+      "busy, sampling lane {:.0f}% busy\n",
+      c.ppo.epochs, result->status.steps_per_second,
+      100 * result->lanes[Lane::training].busy_fraction,
+      100 * result->lanes[Lane::sampling].busy_fraction);
+  for (size_t i = 0; i < samples.size(); i += std::max<size_t>(1, samples.size() / 8))
+    fmt::print("  {:6.1f} s  {:7.1f} MiB resident\n", samples[i].first, samples[i].second);
+  fmt::print(
+      "after start-up ({:.0f} s): {:.1f} to {:.1f} MiB ({:+.1f}%); trainer queue peak {} "
+      "segments\n",
+      samples[settled].first, low, high, 100 * (high - low) / low,
+      result->lanes.queue_peaks["trainer"]);
+  nlohmann::json curve = nlohmann::json::array();
+  for (const auto& [t, mib] : samples) curve.push_back({t, mib});
+  return nlohmann::json{{"steps_per_second", result->status.steps_per_second},
+                        {"resident_mib_low", low},
+                        {"resident_mib_high", high},
+                        {"resident_growth", (high - low) / low},
+                        {"trainer_queue_peak", result->lanes.queue_peaks["trainer"]},
+                        {"lane_busy", lane_busy_json(result->lanes)},
+                        {"resident_mib_curve", curve}};
+}
+
+}  // namespace dvla::apps
