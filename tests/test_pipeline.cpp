@@ -184,7 +184,9 @@ TEST_CASE("async learns CartPole as well as sync with the same seeds and env-ste
     Config c;
     c.run.mode = mode;
     c.run.seed = 7;
-    c.run.max_env_steps = 200'000;
+    // The budget of the default job: PPO has settled on CartPole by then in either mode (at
+    // 200k a run can end in a dip of its learning curve, sync or async).
+    c.run.max_env_steps = 500'000;
     const auto parts = default_graph_parts(c);
     auto result = train(c, parts);
     REQUIRE_MESSAGE(result, result.error().message());
