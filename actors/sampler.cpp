@@ -17,6 +17,12 @@ namespace {
 // Consecutive malformed answers from inference tolerated before the sampler gives up.
 constexpr int max_malformed_answers = 3;
 
+// Data-plane requests (thousands a second) carry no timeout: CAF 0.17 keeps a request's timeout
+// entry until it expires, answered or not, which costs its clock thread a wake-up per request and
+// memory for requests/s x timeout. A receiver that dies answers with an error; one that hangs
+// stops the run's progress, which train()'s watchdog reports (message_timeout_s).
+const auto data_plane = caf::infinite;
+
 // One buffer of a sampler's envs: its own env batch, segment and outstanding request. While one
 // buffer's envs step, another's observations are with inference (double buffering).
 struct EnvBuffer {
@@ -91,7 +97,7 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   b.holds_credit = false;
   ++s.in_flight;
   if (s.setup.track) s.setup.track->queue_depth(s.in_flight);
-  self->request(s.setup.trainer, timeout_of(s.setup.timeout_s), std::move(frame))
+  self->request(s.setup.trainer, data_plane, std::move(frame))
       .then(
           [self](uint64_t) {
             auto& s = self->state;
@@ -229,7 +235,7 @@ void request_actions(self_ptr self, EnvBuffer& b) {
   auto answered = [self, index = b.index](const msg::ActionFrame& f) {
     on_answer(self, self->state.buffers[index], f);
   };
-  self->request(s.setup.inference, timeout_of(s.setup.timeout_s), msg::build(request))
+  self->request(s.setup.inference, data_plane, msg::build(request))
       .then(answered, [self](caf::error& e) {
         self->quit(make_error(errc::no_answer, self->state.setup.name +
                                                    ": inference did not answer: " + describe(e)));

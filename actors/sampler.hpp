@@ -40,7 +40,6 @@ struct SamplerSetup {
   // mode = sync: after shipping a segment, wait for its acknowledgement (which the trainer sends
   // once the new weights are distributed) and then ask for fresh actions.
   bool lock_step = false;
-  double timeout_s = 60;
   std::shared_ptr<LaneTrack> track;  // where its work and waits are measured; may be null
   inference_actor inference;
   trainer_actor trainer;

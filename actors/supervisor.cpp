@@ -143,7 +143,6 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.step_budget = budgets[static_cast<size_t>(i)];
     setup.group_size = c.run.algo == "grpo" ? c.grpo.group_size : 0;
     setup.lock_step = c.run.mode == "sync";
-    setup.timeout_s = c.run.message_timeout_s;
     setup.track = track(s, setup.name, Lane::sampling);
     setup.inference = replicas[static_cast<size_t>(i) % replicas.size()];
     setup.trainer = s.trainer;

@@ -16,6 +16,7 @@
 #include "actors/supervisor.hpp"
 #include "actors/type_registry.hpp"
 #include "runtime/blas_info.hpp"
+#include "runtime/progress_watchdog.hpp"
 
 namespace dvla {
 namespace {
@@ -64,11 +65,13 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor&
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
+  ProgressWatchdog watchdog(timeout_s);
   Expected<RunStatus> status = Error("not started");
   for (;;) {
     std::this_thread::sleep_for(poll_interval);
     status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
+    if (auto moving = watchdog.check(*status); !moving) return moving.error();
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
       last_progress = std::chrono::steady_clock::now();

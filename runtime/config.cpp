@@ -43,7 +43,9 @@ std::vector<Field> fields(Config& c) {
       {"checkpoint.keep", "checkpoints kept: the last N, plus the best by evaluation success",
        &c.run.checkpoint_keep},
       {"progress_interval_s", "seconds between progress lines", &c.run.progress_interval_s},
-      {"message_timeout_s", "seconds an actor may take to answer before it is reported",
+      {"message_timeout_s",
+       "seconds an actor may take to answer a control request, and the longest a run may go "
+       "without progress (env steps, versions) before it is reported as stuck",
        &c.run.message_timeout_s},
       {"env", "environment: cartpole | synthetic | tabletop", &c.env.name},
       {"synthetic.observation_size", "synthetic env: floats per observation",
@@ -81,7 +83,8 @@ std::vector<Field> fields(Config& c) {
        &c.graph.torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
-      {"model.policy", "policy: auto | mlp | vla | torchscript | null (auto: vla for envs with images; null: zero "
+      {"model.policy",
+       "policy: auto | mlp | vla | torchscript | null (auto: vla for envs with images; null: zero "
        "actions, no compute, for measuring the runtime)",
        &c.model.policy},
       {"model.hidden", "hidden layer widths of the MLP actor-critic, comma-separated",

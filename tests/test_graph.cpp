@@ -4,8 +4,10 @@
 #include "tests/doctest_with_torch.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "actors/training.hpp"
 #include "envs/env_config.hpp"
@@ -76,6 +78,38 @@ TEST_CASE("an actor that fails ends the run with an error naming it") {
   auto result = train(config, parts);
   REQUIRE_FALSE(result);
   CHECK(result.error().message() == "actor_failed: sampler/1: simulator license expired");
+}
+
+TEST_CASE("an actor that hangs ends the run with an error instead of a hang") {
+  Config config;
+  config.run.max_env_steps = 1'000'000;
+  config.run.message_timeout_s = 0.5;
+  auto parts = default_graph_parts(config);
+  const auto base = parts.make_env;
+  // Sampler 0's envs step normally for a while, then hang (here: for 3 s) in one step.
+  struct Hanging final : envs::BatchedEnv {
+    std::unique_ptr<envs::BatchedEnv> env;
+    int steps = 0;
+    const envs::EnvSpec& spec() const override { return env->spec(); }
+    size_t size() const override { return env->size(); }
+    void reset(const std::vector<uint64_t>& seeds) override { env->reset(seeds); }
+    void step(const float* actions) override {
+      if (++steps == 200) std::this_thread::sleep_for(std::chrono::seconds(3));
+      env->step(actions);
+    }
+    const envs::BatchOutput& output() const override { return env->output(); }
+  };
+  parts.make_env = [base](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
+    auto env = base(sampler, envs);
+    if (sampler != 0) return env;
+    auto hanging = std::make_unique<Hanging>();
+    hanging->env = std::move(env);
+    return hanging;
+  };
+  config.graph.samplers = 1;
+  auto result = train(config, parts);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().message().find("the run made no progress for") != std::string::npos);
 }
 
 TEST_CASE("a bad config is refused before anything starts") {

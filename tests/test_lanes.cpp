@@ -6,6 +6,7 @@
 #include "runtime/lane_tracer.hpp"
 #include "runtime/lock_step.hpp"
 #include "runtime/policy_lag.hpp"
+#include "runtime/progress_watchdog.hpp"
 
 using namespace dvla;
 
@@ -133,4 +134,23 @@ TEST_CASE("policy lag counts give the distribution and its mean") {
   CHECK(lag.samples == std::vector<uint64_t>{6, 2, 2});
   CHECK(lag.total() == 10);
   CHECK(lag.mean() == doctest::Approx(0.6));
+}
+
+TEST_CASE("the watchdog reports a run that stopped moving, and only that") {
+  using namespace std::chrono_literals;
+  const auto t0 = ProgressWatchdog::Clock::time_point{};
+  ProgressWatchdog watchdog(10.0, t0);
+  RunStatus s;
+  CHECK(watchdog.check(s, t0 + 9s));  // nothing yet, but not for long
+  s.env_steps = 100;
+  CHECK(watchdog.check(s, t0 + 12s));  // moved
+  CHECK(watchdog.check(s, t0 + 21s));
+  s.version = 1;  // training alone counts as progress
+  CHECK(watchdog.check(s, t0 + 30s));
+  s.evaluations = 1;  // so does an evaluation
+  CHECK(watchdog.check(s, t0 + 39s));
+  const auto stuck = watchdog.check(s, t0 + 50s);
+  REQUIRE_FALSE(stuck);
+  CHECK(stuck.error().message().find("no progress for 11 s (env steps 100, version 1)") !=
+        std::string::npos);
 }

@@ -12,6 +12,11 @@
 #include "runtime/graph_parts.hpp"
 
 namespace dvla::apps {
+namespace {
+
+constexpr double startup_s = 5;
+
+}  // namespace
 
 Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
   Config c;
@@ -19,10 +24,6 @@ Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
   c.run.progress_interval_s = 0.5;
   c.run.eval_episodes = 1;
   c.ppo.epochs = 40;  // a trainer ten times slower than usual: the samplers must wait for it
-  // CAF 0.17 keeps every request's timeout entry until it expires, answered or not: memory grows
-  // with (requests/s x message_timeout_s) and levels off one timeout after the start. A short
-  // timeout makes that window short; the figure after it is what the queues do.
-  c.run.message_timeout_s = 5;
   for (const auto& [key, value] : options.settings)
     if (auto s = set_config_value(c, key, value); !s) return s.error();
   std::vector<std::pair<double, double>> samples;  // (wall seconds, resident MiB)
@@ -30,13 +31,11 @@ Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
     samples.emplace_back(s.wall_seconds, resident_mib());
   });
   if (!result) return result.error();
-  if (samples.empty() || samples.back().first < 2 * (c.run.message_timeout_s + 1))
+  if (samples.empty() || samples.back().first < 2 * startup_s)
     return Error("the run was too short to watch memory after start-up; raise --steps");
-  // Start-up (allocators, LibTorch, the timeout window above) ends one timeout after the start;
-  // after it memory must not grow with the run.
+  // After start-up (allocators and LibTorch warming up) memory must not grow with the run.
   size_t settled = 0;
-  while (settled + 2 < samples.size() && samples[settled].first < c.run.message_timeout_s + 1)
-    ++settled;
+  while (settled + 2 < samples.size() && samples[settled].first < startup_s) ++settled;
   double low = samples[settled].second, high = low;
   for (size_t i = settled; i < samples.size(); ++i) {
     low = std::min(low, samples[i].second);
