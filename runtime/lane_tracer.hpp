@@ -24,7 +24,6 @@ class LaneTracer {
   // The Chrome trace-event JSON of every recorded span, times relative to the tracer's start.
   std::string chrome_trace() const;
   Status write_chrome_trace(const std::string& path) const;
-  bool records_spans() const { return record_; }
 
  private:
   bool record_;
