@@ -5,6 +5,7 @@
 
 #include "actors/frame_inspect.hpp"
 #include "messages/metrics.hpp"
+#include "runtime/lane_track.hpp"
 
 namespace dvla::actors {
 
@@ -21,11 +22,7 @@ void name_failures(caf::scheduled_actor* self, std::string actor_name) {
       });
 }
 
-uint64_t steady_now_ns() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
+uint64_t steady_now_ns() { return static_cast<uint64_t>(trace_clock_ns()); }
 
 void report_rejected(const caf::actor& supervisor, const std::string& actor_name,
                      const std::string& what) {
