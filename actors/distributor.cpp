@@ -4,6 +4,8 @@
 
 #include "actors/actor_support.hpp"
 #include "actors/frame_inspect.hpp"
+#include "messages/weight_update.hpp"
+#include "runtime/double_buffered_replica.hpp"
 
 namespace dvla::actors {
 namespace {
@@ -12,27 +14,28 @@ struct DistributorState {
   DistributorSetup setup;
 };
 
-distributor_actor::behavior_type distributor(
-    distributor_actor::stateful_pointer<DistributorState> self, DistributorSetup setup) {
+using self_ptr = distributor_actor::stateful_pointer<DistributorState>;
+
+caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) {
+  auto& s = self->state;
+  if (s.setup.replicas.empty()) return make_error(errc::bad_setup, "no inference replica to feed");
+  auto update = msg::read(frame);
+  if (!update)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  update.error().message());
+  for (const auto& replica : s.setup.replicas) {
+    ScopedWork work(s.setup.track.get(), "stage_weights");
+    if (auto staged = replica->stage(*update); !staged)
+      return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
+                    staged.error().message());
+  }
+  return update->version;
+}
+
+distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup setup) {
   name_failures(self, setup.name);
   self->state.setup = std::move(setup);
-  return {
-      [self](const msg::WeightsFrame& frame) -> caf::result<uint64_t> {
-        const auto& replicas = self->state.setup.replicas;
-        ScopedWork work(self->state.setup.track.get(), "fan_out");
-        auto promise = self->make_response_promise<uint64_t>();
-        if (replicas.empty()) return make_error(errc::bad_setup, "no inference replica to feed");
-        auto remaining = std::make_shared<size_t>(replicas.size());
-        for (const auto& replica : replicas)
-          self->request(replica, timeout_of(self->state.setup.timeout_s), frame)
-              .then(
-                  [promise, remaining](uint64_t version) mutable {
-                    if (--*remaining == 0) promise.deliver(version);
-                  },
-                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
-        return promise;
-      },
-  };
+  return {[self](const msg::WeightsFrame& frame) { return distribute(self, frame); }};
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #pragma once
 // Inference (lane 2): one policy replica. Batches the observation requests that are waiting in its
 // mailbox into one forward pass, answers each with its rows of actions stamped with the policy
-// version, and swaps in staged weights at batch boundaries.
+// version, and swaps in the weights the distributor staged at batch boundaries. Weights never
+// pass through its mailbox (the control plane does not queue behind observations).
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -14,7 +14,7 @@
 #include "runtime/lane_track.hpp"
 
 namespace dvla {
-class Policy;
+class DoubleBufferedReplica;
 }
 
 namespace dvla::actors {
@@ -22,11 +22,8 @@ namespace dvla::actors {
 struct InferenceSetup {
   std::string name = "inference/0";
   envs::EnvSpec spec;
-  // Builds the replica's policy (called twice: active and staging buffers).
-  std::function<std::shared_ptr<Policy>()> make_policy;
-  // Weights to act with until the trainer's first update (a resumed run's); empty: the
-  // factory's, at version 0.
-  msg::WeightsFrame initial_weights;
+  // The replica's active and staging weights, shared with the node's distributor.
+  std::shared_ptr<DoubleBufferedReplica> weights;
   uint64_t seed = 1;                 // action sampling
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
   caf::actor supervisor;             // receives rejection counts; may be null

@@ -11,11 +11,10 @@
 
 namespace dvla::actors {
 
-// Lane 2: answers observation batches with actions stamped with its policy version; stages new
-// weights and swaps them in at the next batch boundary (answering with the staged version).
+// Lane 2: answers observation batches with actions stamped with its policy version; swaps in
+// weights the distributor staged (runtime/double_buffered_replica.hpp) at batch boundaries.
 using inference_actor =
     caf::typed_actor<caf::replies_to<msg::ObservationFrame>::with<msg::ActionFrame>,
-                     caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
                      caf::reacts_to<flush_atom>>;
 
 // Lane 3: acknowledges each segment with its current version (a credit back to the sampler);
@@ -34,7 +33,8 @@ using trainer_actor = caf::typed_actor<
 using evaluator_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<msg::MetricsFrame>>;
 
-// Lane 4: fans one weight update out to every local inference replica; answers when all have it.
+// Lane 4: copies one weight update into the staging buffer of every local inference replica;
+// answers with its version once all have it.
 using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>>;
 
 // Lane 1: steps its envs with actions from inference, sends segments to the trainer.

@@ -19,6 +19,7 @@
 #include "envs/batched_env.hpp"
 #include "messages/metrics.hpp"
 #include "messages/version_announcement.hpp"
+#include "runtime/double_buffered_replica.hpp"
 #include "runtime/evaluation_metrics.hpp"
 #include "runtime/run_status.hpp"
 
@@ -85,21 +86,22 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   const uint64_t resumed_version = s.resume ? s.resume->state.version : 0;
 
   std::vector<inference_actor> replicas;
+  DistributorSetup d;
   for (int r = 0; r < c.graph.inference_replicas; ++r) {
     InferenceSetup setup;
     setup.name = "inference/" + std::to_string(r);
     setup.spec = spec;
-    setup.make_policy = make_policy;
+    // A resumed run acts with its checkpoint's weights until the first update.
+    setup.weights = std::make_shared<DoubleBufferedReplica>(
+        setup.name, make_policy, s.resume ? s.resume->weights : msg::WeightsFrame());
     setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r) + resumed_version);
-    if (s.resume) setup.initial_weights = s.resume->weights;
     setup.track = track(s, setup.name, Lane::inference);
     setup.supervisor = me;
+    d.replicas.push_back(setup.weights);
     replicas.push_back(watch(self, spawn_inference(sys, setup), setup.name));
   }
-  DistributorSetup d;
-  d.replicas = replicas;
-  d.timeout_s = c.run.message_timeout_s;
   d.track = track(s, d.name, Lane::distribution);
+  d.supervisor = me;
   auto distributor = watch(self, spawn_distributor(sys, d), d.name);
 
   TrainerSetup t;

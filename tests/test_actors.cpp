@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "actors/distributor.hpp"
 #include "actors/errors.hpp"
 #include "actors/frame_inspect.hpp"
 #include "actors/inference.hpp"
@@ -14,6 +15,7 @@
 #include "envs/cartpole.hpp"
 #include "messages/all.hpp"
 #include "runtime/actor_critic.hpp"
+#include "runtime/double_buffered_replica.hpp"
 #include "runtime/flat_parameters.hpp"
 
 using namespace dvla;
@@ -39,10 +41,13 @@ std::function<std::shared_ptr<Policy>()> tiny_policy() {
   return [] { return make_actor_critic(cartpole_spec(), {8}, 1); };
 }
 
-inference_actor spawn_cartpole_inference(System& s) {
+inference_actor spawn_cartpole_inference(System& s,
+                                         std::shared_ptr<DoubleBufferedReplica> weights = nullptr) {
   InferenceSetup setup;
   setup.spec = cartpole_spec();
-  setup.make_policy = tiny_policy();
+  setup.weights = weights ? weights
+                          : std::make_shared<DoubleBufferedReplica>("inference", tiny_policy(),
+                                                                    msg::WeightsFrame());
   return spawn_inference(*s.system, setup);
 }
 
@@ -112,29 +117,76 @@ TEST_CASE("inference refuses malformed and mismatched frames, then keeps serving
   self->send_exit(inference, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("inference stages new weights and answers with their version from the next batch") {
+TEST_CASE("staged weights stay out of the active policy until the swap, then act whole") {
+  auto weights = std::make_shared<DoubleBufferedReplica>("replica", tiny_policy(),
+                                                         msg::WeightsFrame());
+  auto source = make_actor_critic(cartpole_spec(), {8}, 99);
+  FlatParameters flat(*source);
+  const auto input = PolicyInput{torch::full({3, 4}, 0.2f), {}, {}};
+  auto values = [&](Policy& p) {
+    torch::NoGradGuard no_grad;
+    return p.value(input);
+  };
+  const auto before = values(weights->active());
+  REQUIRE_FALSE(torch::allclose(before, values(*source)));
+
+  auto update = msg::read(flat.to_frame(7));
+  REQUIRE(update);
+  auto staged = weights->stage(*update);
+  REQUIRE(staged);
+  CHECK(*staged == 7);
+  CHECK(weights->active_version() == 0);
+  CHECK(torch::equal(values(weights->active()), before));  // staging is not active
+
+  CHECK(weights->swap_in_staged());
+  CHECK(weights->active_version() == 7);
+  // Every parameter view of the active policy sees the new buffer: no stale slice.
+  CHECK(torch::equal(values(weights->active()), values(*source)));
+  CHECK_FALSE(weights->swap_in_staged());  // nothing new staged
+  CHECK(weights->active_version() == 7);
+
+  auto foreign = make_actor_critic(cartpole_spec(), {16}, 1);
+  FlatParameters foreign_flat(*foreign);
+  auto misfit = weights->stage(*msg::read(foreign_flat.to_frame(8)));
+  REQUIRE_FALSE(misfit);
+  CHECK(misfit.error().message().find("weight update does not fit this policy") == 0);
+}
+
+TEST_CASE("the distributor stages weights for inference, which acts with them from its next batch") {
   System s;
-  auto inference = spawn_cartpole_inference(s);
+  auto weights = std::make_shared<DoubleBufferedReplica>("inference/0", tiny_policy(),
+                                                         msg::WeightsFrame());
+  auto inference = spawn_cartpole_inference(s, weights);
+  DistributorSetup d;
+  d.replicas = {weights};
+  auto distributor = spawn_distributor(*s.system, d);
   caf::scoped_actor self{*s.system};
 
   auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
   FlatParameters flat(*policy);
-  auto [ack, e1] = ask<uint64_t>(self, inference, flat.to_frame(7));
+  auto [ack, e1] = ask<uint64_t>(self, distributor, flat.to_frame(7));
   REQUIRE(ack);
   CHECK(*ack == 7);
   auto [a, e2] = ask<msg::ActionFrame>(self, inference, observations(2));
   REQUIRE(a);
   CHECK(msg::read(*a)->policy_version == 7);
 
+  // Weights of another policy, and damaged bytes, are refused with the reason; nothing changes.
   auto foreign = make_actor_critic(cartpole_spec(), {16}, 1);
   FlatParameters foreign_flat(*foreign);
-  auto [ack2, e3] = ask<uint64_t>(self, inference, foreign_flat.to_frame(8));
+  auto [ack2, e3] = ask<uint64_t>(self, distributor, foreign_flat.to_frame(8));
   CHECK_FALSE(ack2);
   CHECK(e3.find("incompatible_message: weight update does not fit this policy") == 0);
-  auto [a2, e4] = ask<msg::ActionFrame>(self, inference, observations(2));
+  const auto frame = flat.to_frame(9);
+  auto [ack3, e4] = ask<uint64_t>(
+      self, distributor, msg::WeightsFrame(msg::Bytes::copy_of(frame.data(), frame.size() / 2)));
+  CHECK_FALSE(ack3);
+  CHECK(e4.find("malformed_message") == 0);
+  auto [a2, e5] = ask<msg::ActionFrame>(self, inference, observations(2));
   REQUIRE(a2);
   CHECK(msg::read(*a2)->policy_version == 7);
   self->send_exit(inference, caf::exit_reason::user_shutdown);
+  self->send_exit(distributor, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("the trainer refuses a malformed segment and keeps serving") {

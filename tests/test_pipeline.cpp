@@ -107,15 +107,13 @@ TEST_CASE("the trace is valid JSON with a track per lane and actor, and spans of
                                                                     {2, "inference/0"},
                                                                     {3, "trainer"},
                                                                     {4, "distributor"},
-                                                                    {4, "trainer"},
-                                                                    {4, "inference/0"}})
+                                                                    {4, "trainer"}})
     CHECK_MESSAGE(t.tracks.count(track), track.second, " has no track in lane ", track.first);
   for (const auto& [name, pid] : std::vector<std::pair<std::string, int>>{{"env_step", 1},
                                                                           {"wait_actions", 1},
                                                                           {"forward", 2},
                                                                           {"gradient_step", 3},
                                                                           {"publish_weights", 4},
-                                                                          {"fan_out", 4},
                                                                           {"stage_weights", 4}}) {
     const auto spans = t.named({name});
     CHECK_MESSAGE(!spans.empty(), "no ", name, " span");
