@@ -6,6 +6,7 @@
 #include "actors/frame_inspect.hpp"
 #include "messages/weight_update.hpp"
 #include "runtime/double_buffered_replica.hpp"
+#include "runtime/intra_op_threads.hpp"
 
 namespace dvla::actors {
 namespace {
@@ -35,6 +36,8 @@ caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) 
 distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup setup) {
   name_failures(self, setup.name);
   self->state.setup = std::move(setup);
+  // A weight copy is bound by memory bandwidth: one thread, whatever the lanes around use.
+  use_intra_op_threads(1);
   return {[self](const msg::WeightsFrame& frame) { return distribute(self, frame); }};
 }
 

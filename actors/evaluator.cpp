@@ -8,6 +8,7 @@
 #include "runtime/evaluation.hpp"
 #include "runtime/evaluation_metrics.hpp"
 #include "runtime/flat_parameters.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/policy.hpp"
 
 namespace dvla::actors {
@@ -23,6 +24,7 @@ struct EvaluatorState {
 using self_ptr = evaluator_actor::stateful_pointer<EvaluatorState>;
 
 void build(EvaluatorState& s) {
+  use_intra_op_threads(s.setup.torch_threads);
   s.env = s.setup.make_env();
   if (!s.env) throw std::invalid_argument(s.setup.name + ": the env factory returned nothing");
   s.policy = s.setup.make_policy(s.env->spec());

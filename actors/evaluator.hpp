@@ -22,6 +22,7 @@ struct EvaluatorSetup {
   std::function<std::unique_ptr<envs::BatchedEnv>()> make_env;  // one env per episode
   std::function<std::shared_ptr<Policy>(const envs::EnvSpec&)> make_policy;
   uint64_t seed = 1;
+  int torch_threads = 1;  // LibTorch intra-op threads of its forward passes
 };
 
 // Detached: an evaluation runs on a thread of its own, beside training.

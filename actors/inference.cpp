@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 #include <caf/all.hpp>
 
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "messages/action_batch.hpp"
 #include "messages/observation_batch.hpp"
 #include "runtime/double_buffered_replica.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/observation_check.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/policy_input.hpp"
@@ -37,6 +39,8 @@ void flush(InferenceState& s) {
   s.setup.weights->swap_in_staged();
   if (s.pending.empty()) return;
   ScopedWork work(s.setup.track.get(), "forward");
+  // What the forward pass computes with, read on this thread (a later setting would show).
+  if (s.setup.track) s.setup.track->set_intra_op_threads(at::get_num_threads());
   std::vector<PolicyInput> parts;
   for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
   // The observations are copied once, from the requests' frames into one batch.
@@ -68,6 +72,7 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
   auto& s = self->state;
   s.setup = std::move(setup);
   if (!s.setup.weights) throw std::invalid_argument(s.setup.name + ": no weight buffers");
+  use_intra_op_threads(s.setup.torch_threads);
   s.generator = at::make_generator<at::CPUGeneratorImpl>(s.setup.seed);
   return {
       [self](const msg::ObservationFrame& frame) -> caf::result<msg::ActionFrame> {

@@ -25,6 +25,7 @@ struct InferenceSetup {
   // The replica's active and staging weights, shared with the node's distributor.
   std::shared_ptr<DoubleBufferedReplica> weights;
   uint64_t seed = 1;                 // action sampling
+  int torch_threads = 1;             // LibTorch intra-op threads of its forward passes
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
   caf::actor supervisor;             // receives rejection counts; may be null
 };

@@ -95,6 +95,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.weights = std::make_shared<DoubleBufferedReplica>(
         setup.name, make_policy, s.resume ? s.resume->weights : msg::WeightsFrame());
     setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r) + resumed_version);
+    setup.torch_threads = inference_torch_threads(c.graph);
     setup.track = track(s, setup.name, Lane::inference);
     setup.supervisor = me;
     d.replicas.push_back(setup.weights);
@@ -125,6 +126,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     e.make_env = [parts, id, episodes] { return parts.make_env(id, episodes); };
     e.make_policy = parts.make_policy;
     e.seed = c.run.seed;
+    e.torch_threads = c.graph.torch_threads;
     s.evaluator = watch(self, spawn_evaluator(sys, e), e.name);
   }
 

@@ -2,6 +2,7 @@
 
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
+#include <ATen/Parallel.h>
 #include <caf/all.hpp>
 
 #include "actors/actor_support.hpp"
@@ -12,6 +13,7 @@
 #include "messages/weight_update.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/grpo.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/lock_step.hpp"
 #include "runtime/observation_check.hpp"
 #include "runtime/optimizer_state.hpp"
@@ -198,6 +200,8 @@ void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
     ScopedWork work(s.setup.track.get(), "gradient_step");
     more = s.learner->step();
   }
+  // What the step computed with, read on this thread (a later setting would show).
+  if (s.setup.track) s.setup.track->set_intra_op_threads(at::get_num_threads());
   if (more) {
     self->send(self, step_atom::value);
     return;
@@ -290,6 +294,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   name_failures(self, setup.name);
   auto& s = self->state;
   s.setup = std::move(setup);
+  use_intra_op_threads(training_torch_threads(s.setup.config.graph));
   s.policy = s.setup.make_policy();
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");

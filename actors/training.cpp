@@ -4,6 +4,7 @@
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <tuple>
@@ -121,7 +122,9 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
     if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
       return writable.error();
   torch::set_num_threads(config.graph.torch_threads);
-  set_blas_threads(config.graph.torch_threads);
+  // BLAS threads are process-wide: as many as the lane that computes with the most.
+  set_blas_threads(std::max({config.graph.torch_threads, inference_torch_threads(config.graph),
+                             training_torch_threads(config.graph)}));
   caf::actor_system_config caf_config;
   actors::register_types(caf_config);
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));

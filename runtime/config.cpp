@@ -79,8 +79,15 @@ std::vector<Field> fields(Config& c) {
        &c.graph.env_buffers},
       {"graph.inference_replicas", "inference actors, each with its own policy replica",
        &c.graph.inference_replicas},
-      {"graph.torch_threads", "LibTorch intra-op and BLAS threads (process-wide)",
+      {"graph.torch_threads",
+       "LibTorch intra-op threads of the evaluator and of lanes without their own setting",
        &c.graph.torch_threads},
+      {"graph.inference_torch_threads",
+       "LibTorch intra-op threads of each inference replica (0: graph.torch_threads)",
+       &c.graph.inference_torch_threads},
+      {"graph.training_torch_threads",
+       "LibTorch intra-op threads of the trainer (0: graph.torch_threads)",
+       &c.graph.training_torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
       {"model.policy",
@@ -287,6 +294,10 @@ Status validate(const Config& c) {
   if (c.graph.env_buffers < 1) return fail("graph.env_buffers must be at least 1");
   if (c.graph.inference_replicas < 1) return fail("graph.inference_replicas must be at least 1");
   if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
+  if (c.graph.inference_torch_threads < 0)
+    return fail("graph.inference_torch_threads must be 0 (graph.torch_threads) or more");
+  if (c.graph.training_torch_threads < 0)
+    return fail("graph.training_torch_threads must be 0 (graph.torch_threads) or more");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
   if (c.model.policy != "auto" && c.model.policy != "mlp" && c.model.policy != "vla" &&
       c.model.policy != "torchscript" && c.model.policy != "null")
@@ -349,6 +360,14 @@ int env_buffers(const Config& c) {
   for (int n = c.graph.env_buffers; n > 1; --n)
     if (c.graph.envs_per_sampler % (n * group) == 0) return n;
   return 1;
+}
+
+int inference_torch_threads(const GraphConfig& g) {
+  return g.inference_torch_threads > 0 ? g.inference_torch_threads : g.torch_threads;
+}
+
+int training_torch_threads(const GraphConfig& g) {
+  return g.training_torch_threads > 0 ? g.training_torch_threads : g.torch_threads;
 }
 
 }  // namespace dvla

@@ -35,7 +35,9 @@ struct GraphConfig {
   int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
   int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
   int inference_replicas = 1;
-  int torch_threads = 1;      // LibTorch intra-op and BLAS threads, process-wide
+  int torch_threads = 1;            // LibTorch intra-op threads where no lane sets its own
+  int inference_torch_threads = 0;  // per inference replica; 0: torch_threads
+  int training_torch_threads = 0;   // of the trainer; 0: torch_threads
   int scheduler_threads = 2;  // CAF scheduler threads for the light actors
 };
 
@@ -74,6 +76,10 @@ Status validate(const Config& config);
 // The env buffers each sampler uses: graph.env_buffers, or fewer where the envs do not split
 // into that many equal buffers of whole GRPO groups; 1 in lock-step (mode sync).
 int env_buffers(const Config& config);
+
+// The LibTorch intra-op threads of each inference replica and of the trainer.
+int inference_torch_threads(const GraphConfig& graph);
+int training_torch_threads(const GraphConfig& graph);
 // Every key with its description and default, in a stable order (for --help and docs).
 std::vector<ConfigKeyInfo> config_keys();
 // `key = value` lines of the whole config (round-trips through load_config_file).

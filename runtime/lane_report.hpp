@@ -24,6 +24,8 @@ struct LaneReport {
   // buffered for training (trainer), requests waiting for a forward pass (inference).
   std::map<std::string, int64_t> queue_peaks;
   std::map<std::string, double> work_s;  // per span name, summed over actors
+  // Per actor that computes with LibTorch, its thread's intra-op threads.
+  std::map<std::string, int> intra_op_threads;
 
   const LaneUse& operator[](Lane lane) const { return lanes[static_cast<size_t>(lane)]; }
 };

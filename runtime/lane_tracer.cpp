@@ -32,6 +32,8 @@ LaneReport LaneTracer::report(double wall_s) const {
   for (const auto& t : tracks_) {
     ++r.lanes[static_cast<size_t>(t->home())].actors;
     r.queue_peaks[t->actor()] = t->queue_peak();
+    if (const int threads = t->intra_op_threads(); threads > 0)
+      r.intra_op_threads[t->actor()] = threads;
     for (const auto& [name, ns] : t->work_by_name())
       r.work_s[name] += static_cast<double>(ns) * 1e-9;
     for (auto lane : all_lanes) {

@@ -72,6 +72,16 @@ int64_t LaneTrack::queue_peak() const {
   return queue_peak_;
 }
 
+void LaneTrack::set_intra_op_threads(int threads) {
+  std::lock_guard lock(mutex_);
+  intra_op_threads_ = threads;
+}
+
+int LaneTrack::intra_op_threads() const {
+  std::lock_guard lock(mutex_);
+  return intra_op_threads_;
+}
+
 int64_t LaneTrack::busy_ns(Lane lane) const {
   std::lock_guard lock(mutex_);
   return busy_[static_cast<size_t>(lane)];

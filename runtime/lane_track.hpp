@@ -37,6 +37,8 @@ class LaneTrack {
   // The current depth of the actor's input queue (what it holds and has not processed yet); the
   // track keeps the highest.
   void queue_depth(int64_t depth);
+  // The LibTorch intra-op threads the actor's thread computes with (0: it runs no LibTorch).
+  void set_intra_op_threads(int threads);
 
   const std::string& actor() const { return actor_; }
   Lane home() const { return home_; }
@@ -49,6 +51,7 @@ class LaneTrack {
   std::vector<TraceSpan> spans() const;
   bool truncated() const;  // more spans happened than were kept
   int64_t queue_peak() const;
+  int intra_op_threads() const;
 
  private:
   void sample_cpu(int64_t now_ns);  // on the actor's thread
@@ -61,6 +64,7 @@ class LaneTrack {
   std::vector<TraceSpan> spans_;
   bool truncated_ = false;
   int64_t queue_peak_ = 0;
+  int intra_op_threads_ = 0;
   std::array<int64_t, lane_count> busy_{};
   std::vector<std::pair<const char*, int64_t>> by_name_;  // few names: a linear search
   int64_t cpu_first_ = -1, cpu_last_ = 0, cpu_sampled_at_ = 0;

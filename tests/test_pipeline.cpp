@@ -177,6 +177,23 @@ TEST_CASE("with a slow trainer every queue stays within its bound") {
   CHECK(q.at("inference/0") <= samplers * env_buffers(c));
 }
 
+TEST_CASE("inference and training compute with the LibTorch threads set for their lane") {
+  Config c = small_cartpole("async");
+  c.run.max_env_steps = 10'000;
+  c.graph.torch_threads = 1;
+  c.graph.inference_torch_threads = 2;
+  c.graph.training_torch_threads = 3;
+  auto result = train(c, default_graph_parts(c));
+  REQUIRE_MESSAGE(result, result.error().message());
+  // Read on each actor's thread while it computed, after the other lanes had set theirs.
+  const auto& threads = result->lanes.intra_op_threads;
+  REQUIRE(threads.count("inference/0"));
+  REQUIRE(threads.count("trainer"));
+  CHECK(threads.at("inference/0") == 2);
+  CHECK(threads.at("trainer") == 3);
+  CHECK_FALSE(threads.count("sampler/0"));  // samplers run no LibTorch
+}
+
 TEST_CASE("async learns CartPole as well as sync with the same seeds and env-step budget") {
   auto learned = [](const std::string& mode) {
     Config c;
