@@ -14,5 +14,6 @@ using finished_atom = caf::atom_constant<caf::atom("finished")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
 using evaluated_atom = caf::atom_constant<caf::atom("evaluated")>;
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
 
 }  // namespace dvla::actors

@@ -37,8 +37,14 @@ using evaluator_actor =
 // answers with its version once all have it.
 using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>>;
 
-// Lane 1: steps its envs with actions from inference, sends segments to the trainer.
-using sampler_actor =
-    caf::typed_actor<caf::reacts_to<start_atom>, caf::reacts_to<msg::ControlFrame>>;
+// Lane 1: steps its envs with actions from inference, sends segments to the trainer. Takes
+// pause and resume orders (from its control endpoint), answering with the request id.
+using sampler_actor = caf::typed_actor<caf::reacts_to<start_atom>,
+                                       caf::replies_to<msg::ControlFrame>::with<uint64_t>>;
+
+// Control plane: one data actor's endpoint (actors/control_endpoint.hpp). Answers a command with
+// its request id and how long ago the data actor last worked (ns; -1: unknown).
+using control_endpoint_actor =
+    caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t, int64_t>>;
 
 }  // namespace dvla::actors

@@ -19,11 +19,16 @@ typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ControlSummary& x) {
+  return f(caf::meta::type_name("dvla::ControlSummary"), x.rounds, x.last_us, x.mean_us, x.max_us);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
-           x.evaluations, x.last_evaluation, x.last_checkpoint, x.finished, x.failure);
+           x.evaluations, x.last_evaluation, x.control, x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

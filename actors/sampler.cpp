@@ -242,10 +242,13 @@ void request_actions(self_ptr self, EnvBuffer& b) {
       });
 }
 
-void on_control(self_ptr self, const msg::ControlFrame& frame) {
+// An order from the control plane (sent urgent, so it overtakes queued answers).
+caf::result<uint64_t> on_control(self_ptr self, const msg::ControlFrame& frame) {
   auto& s = self->state;
   auto command = msg::read(frame);
-  if (!command) return report_rejected(s.setup.supervisor, s.setup.name, command.error().message());
+  if (!command)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  command.error().message());
   switch (command->kind) {
     case msg::Command::pause:
       s.paused = true;
@@ -258,9 +261,11 @@ void on_control(self_ptr self, const msg::ControlFrame& frame) {
       self->quit();
       break;
     case msg::Command::ping:
-    case msg::Command::checkpoint:
       break;
+    case msg::Command::checkpoint:
+      return make_error(errc::bad_setup, s.setup.name + " does not save checkpoints");
   }
+  return command->request_id;
 }
 
 // Builds the buffers' envs and segments; checks that episodic collection can work with them.
@@ -310,7 +315,7 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
         }
         request_all(self);
       },
-      [self](const msg::ControlFrame& frame) { on_control(self, frame); },
+      [self](const msg::ControlFrame& frame) { return on_control(self, frame); },
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "actors/actor_support.hpp"
+#include "actors/control_endpoint.hpp"
 #include "actors/distributor.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/frame_inspect.hpp"
@@ -17,6 +18,7 @@
 #include "actors/sampler.hpp"
 #include "actors/trainer.hpp"
 #include "envs/batched_env.hpp"
+#include "messages/control_command.hpp"
 #include "messages/metrics.hpp"
 #include "messages/version_announcement.hpp"
 #include "runtime/double_buffered_replica.hpp"
@@ -28,12 +30,22 @@ namespace {
 
 constexpr size_t return_window = 100;  // episodes in the running mean return
 
+struct ControlEndpoint {
+  std::string name;
+  control_endpoint_actor handle;
+  bool takes_orders;  // pause and resume (samplers)
+};
+
 struct SupervisorState {
   Config config;
   std::shared_ptr<const Checkpoint> resume;
   std::shared_ptr<LaneTracer> tracer;  // may be null
   trainer_actor trainer;
-  evaluator_actor evaluator;         // null unless eval.every > 0
+  evaluator_actor evaluator;               // null unless eval.every > 0
+  std::vector<ControlEndpoint> endpoints;  // the control plane's door to each lane actor
+  uint64_t control_requests = 0;           // ids of control commands
+  bool pinging = false;                    // a ping round is out
+  double control_rtt_sum_us = 0;
   std::vector<caf::actor> children;  // every actor of the graph, for shutdown
   std::map<caf::actor_addr, std::string> names;
   RunStatus status;
@@ -58,6 +70,22 @@ Handle watch(self_ptr self, Handle h, const std::string& name) {
   self->state.names[h.address()] = name;
   self->state.children.push_back(caf::actor_cast<caf::actor>(h));
   return h;
+}
+
+// Gives a lane actor its control endpoint, watched like the actor itself.
+template <class Handle>
+void add_endpoint(self_ptr self, const Handle& actor, const std::string& name,
+                  std::shared_ptr<LaneTrack> track, bool takes_orders = false) {
+  auto& s = self->state;
+  ControlEndpointSetup e;
+  e.name = name;
+  e.data_actor = caf::actor_cast<caf::actor>(actor);
+  e.takes_orders = takes_orders;
+  e.track = std::move(track);
+  e.timeout_s = s.config.run.message_timeout_s;
+  e.supervisor = caf::actor_cast<caf::actor>(self);
+  auto handle = watch(self, spawn_control_endpoint(self->system(), e), name + "/control");
+  s.endpoints.push_back({name, handle, takes_orders});
 }
 
 // Batched steps for each sampler: together at least the env steps left of max_env_steps.
@@ -100,10 +128,12 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.supervisor = me;
     d.replicas.push_back(setup.weights);
     replicas.push_back(watch(self, spawn_inference(sys, setup), setup.name));
+    add_endpoint(self, replicas.back(), setup.name, setup.track);
   }
   d.track = track(s, d.name, Lane::distribution);
   d.supervisor = me;
   auto distributor = watch(self, spawn_distributor(sys, d), d.name);
+  add_endpoint(self, distributor, d.name, d.track);
 
   TrainerSetup t;
   t.spec = spec;
@@ -118,6 +148,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   t.distributor = distributor;
   t.supervisor = me;
   s.trainer = watch(self, spawn_trainer(sys, t), t.name);
+  add_endpoint(self, s.trainer, t.name, t.track);
 
   if (c.run.eval_every > 0) {
     EvaluatorSetup e;
@@ -152,6 +183,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.trainer = s.trainer;
     setup.supervisor = me;
     samplers.push_back(watch(self, spawn_sampler(sys, setup), setup.name));
+    add_endpoint(self, samplers.back(), setup.name, setup.track, /*takes_orders=*/true);
   }
   self->send(s.trainer, start_atom::value);
   for (auto& sampler : samplers) self->send(sampler, start_atom::value);
@@ -168,6 +200,105 @@ void fail(self_ptr self, const std::string& why) {
   if (s.status.failure.empty()) s.status.failure = why;
   s.status.finished = true;
   stop_graph(self);
+}
+
+// Sends `kind` to every control endpoint (pause and resume: to those that take orders) and
+// calls `done` with the round trip in microseconds once all have acknowledged. An endpoint that
+// does not answer fails the run, naming it.
+void control_round(self_ptr self, msg::Command kind, std::function<void(double)> done) {
+  auto& s = self->state;
+  const bool orders = kind == msg::Command::pause || kind == msg::Command::resume;
+  std::vector<const ControlEndpoint*> targets;
+  for (const auto& e : s.endpoints)
+    if (!orders || e.takes_orders) targets.push_back(&e);
+  if (targets.empty()) return done(0);
+  const auto frame = msg::build(msg::ControlCommand{kind, ++s.control_requests, {}});
+  auto remaining = std::make_shared<size_t>(targets.size());
+  const auto started = std::chrono::steady_clock::now();
+  for (const auto* e : targets)
+    self->request(e->handle, timeout_of(s.config.run.message_timeout_s), frame)
+        .then(
+            [remaining, started, done](uint64_t, int64_t) {
+              if (--*remaining > 0) return;
+              done(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                             started)
+                       .count());
+            },
+            [self, name = e->name, kind](caf::error& err) {
+              fail(self, name + " did not acknowledge '" + std::string(msg::command_name(kind)) +
+                             "': " + describe(err));
+            });
+}
+
+void schedule_ping(self_ptr self) {
+  const double interval_s = self->state.config.run.control_ping_interval_s;
+  if (interval_s > 0)
+    self->delayed_send(self, std::chrono::microseconds(static_cast<int64_t>(interval_s * 1e6)),
+                       ping_atom::value);
+}
+
+// A health round: every endpoint acknowledges a ping; its round trip goes into the status.
+void ping_round(self_ptr self) {
+  if (self->state.stopping) return;
+  control_round(self, msg::Command::ping, [self](double us) {
+    auto& s = self->state;
+    auto& c = s.status.control;
+    ++c.rounds;
+    c.last_us = us;
+    c.max_us = std::max(c.max_us, us);
+    s.control_rtt_sum_us += us;
+    c.mean_us = s.control_rtt_sum_us / static_cast<double>(c.rounds);
+    schedule_ping(self);
+  });
+}
+
+// Has the trainer save a checkpoint of its latest version; `saved` gets its directory and
+// weights, `failed` the error. Control requests to the trainer are urgent: they overtake the
+// segments queued in its mailbox.
+template <class OnSaved, class OnError>
+void request_checkpoint(self_ptr self, OnSaved saved, OnError failed) {
+  auto& s = self->state;
+  self->request<caf::message_priority::high>(s.trainer, timeout_of(s.config.run.message_timeout_s),
+                                             checkpoint_atom::value, s.status.env_steps,
+                                             s.status.episodes)
+      .then(
+          [self, saved](const std::string& dir, const msg::WeightsFrame& w) mutable {
+            self->state.status.last_checkpoint = dir;
+            saved(dir, w);
+          },
+          std::move(failed));
+}
+
+// A control command from outside the graph, applied to every actor it concerns; answered with
+// its request id once all have acknowledged (shutdown: at once).
+caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) {
+  auto& s = self->state;
+  auto command = msg::read(frame);
+  if (!command)
+    return make_error(errc::malformed_message, "supervisor: " + command.error().message());
+  const uint64_t id = command->request_id;
+  switch (command->kind) {
+    case msg::Command::shutdown:
+      stop_graph(self);
+      self->quit();
+      return id;
+    case msg::Command::checkpoint: {
+      if (!s.trainer) return make_error(errc::bad_setup, "there is no trainer");
+      auto promise = self->make_response_promise<uint64_t>();
+      request_checkpoint(
+          self,
+          [promise, id](const std::string&, const msg::WeightsFrame&) mutable {
+            promise.deliver(id);
+          },
+          [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+      return promise;
+    }
+    default: {
+      auto promise = self->make_response_promise<uint64_t>();
+      control_round(self, command->kind, [promise, id](double) mutable { promise.deliver(id); });
+      return promise;
+    }
+  }
 }
 
 void set_learner(LearnerSummary& l, const std::string& name, double value) {
@@ -247,8 +378,8 @@ void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string
             s.status.last_evaluation = *summary;
             ++s.status.evaluations;
             if (!dir.empty())
-              self->send(s.trainer, evaluated_atom::value, dir, summary->success_rate,
-                         summary->mean_return);
+              self->send<caf::message_priority::high>(s.trainer, evaluated_atom::value, dir,
+                                                      summary->success_rate, summary->mean_return);
           },
           [self](caf::error& e) { fail(self, "evaluation failed: " + describe(e)); });
 }
@@ -265,16 +396,15 @@ void snapshot_if_due(self_ptr self) {
   if (checkpoint) s.next_checkpoint = v + static_cast<uint64_t>(r.checkpoint_every);
   if (evaluation) s.next_evaluation = v + static_cast<uint64_t>(r.eval_every);
   if (checkpoint) {
-    self->request(s.trainer, actors::timeout_of(r.message_timeout_s), checkpoint_atom::value,
-                  s.status.env_steps, s.status.episodes)
-        .then(
-            [self, evaluation](const std::string& dir, const msg::WeightsFrame& weights) {
-              self->state.status.last_checkpoint = dir;
-              if (evaluation) evaluate(self, weights, dir);
-            },
-            [self](caf::error& e) { fail(self, "saving a checkpoint failed: " + describe(e)); });
+    request_checkpoint(
+        self,
+        [self, evaluation](const std::string& dir, const msg::WeightsFrame& weights) {
+          if (evaluation) evaluate(self, weights, dir);
+        },
+        [self](caf::error& e) { fail(self, "saving a checkpoint failed: " + describe(e)); });
   } else if (evaluation) {
-    self->request(s.trainer, actors::timeout_of(r.message_timeout_s), weights_atom::value)
+    self->request<caf::message_priority::high>(s.trainer, actors::timeout_of(r.message_timeout_s),
+                                               weights_atom::value)
         .then([self](const msg::WeightsFrame& weights) { evaluate(self, weights, {}); },
               [self](caf::error& e) {
                 fail(self, "fetching weights to evaluate failed: " + describe(e));
@@ -331,6 +461,7 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
   self->set_exit_handler([](caf::exit_msg&) {});
   try {
     build_graph(self, parts);
+    schedule_ping(self);
   } catch (const std::exception& e) {
     fail(self, std::string("building the actor graph failed: ") + e.what());
   }
@@ -354,22 +485,28 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
       },
       [self](weights_atom a) -> caf::result<msg::WeightsFrame> {
         if (!self->state.trainer) return make_error(errc::bad_setup, "there is no trainer");
-        return self->delegate(self->state.trainer, a);
-      },
-      [self](checkpoint_atom a) -> caf::result<std::string, msg::WeightsFrame> {
-        auto& s = self->state;
-        if (!s.trainer) return make_error(errc::bad_setup, "there is no trainer");
-        auto promise = self->make_response_promise<std::string, msg::WeightsFrame>();
-        self->request(s.trainer, timeout_of(s.config.run.message_timeout_s), a, s.status.env_steps,
-                      s.status.episodes)
-            .then(
-                [self, promise](const std::string& dir, const msg::WeightsFrame& w) mutable {
-                  self->state.status.last_checkpoint = dir;
-                  promise.deliver(dir, w);
-                },
-                [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+        // Relayed, not delegated: a request delegated with high priority never reached the
+        // requester's answer handler (it timed out), so the answer is passed on by hand.
+        auto promise = self->make_response_promise<msg::WeightsFrame>();
+        self->request<caf::message_priority::high>(
+                self->state.trainer, timeout_of(self->state.config.run.message_timeout_s), a)
+            .then([promise](const msg::WeightsFrame& w) mutable { promise.deliver(w); },
+                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
         return promise;
       },
+      [self](checkpoint_atom) -> caf::result<std::string, msg::WeightsFrame> {
+        if (!self->state.trainer) return make_error(errc::bad_setup, "there is no trainer");
+        auto promise = self->make_response_promise<std::string, msg::WeightsFrame>();
+        request_checkpoint(
+            self,
+            [promise](const std::string& dir, const msg::WeightsFrame& w) mutable {
+              promise.deliver(dir, w);
+            },
+            [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+        return promise;
+      },
+      [self](const msg::ControlFrame& frame) { return on_command(self, frame); },
+      [self](ping_atom) { ping_round(self); },
       [self](shutdown_atom) {
         stop_graph(self);
         self->quit();

@@ -1,8 +1,8 @@
 #include "actors/trainer.hpp"
 
+#include <ATen/Parallel.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
-#include <ATen/Parallel.h>
 #include <caf/all.hpp>
 
 #include "actors/actor_support.hpp"

@@ -43,6 +43,10 @@ std::vector<Field> fields(Config& c) {
       {"checkpoint.keep", "checkpoints kept: the last N, plus the best by evaluation success",
        &c.run.checkpoint_keep},
       {"progress_interval_s", "seconds between progress lines", &c.run.progress_interval_s},
+      {"control.ping_interval_s",
+       "seconds between control round trips (supervisor -> every actor's control endpoint -> "
+       "ack), reported as control_rtt; 0: none",
+       &c.run.control_ping_interval_s},
       {"message_timeout_s",
        "seconds an actor may take to answer a control request, and the longest a run may go "
        "without progress (env steps, versions) before it is reported as stuck",
@@ -287,6 +291,8 @@ Status validate(const Config& c) {
   if (c.run.checkpoint_keep < 1) return fail("checkpoint.keep must be at least 1");
   if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");
   if (c.run.message_timeout_s <= 0) return fail("message_timeout_s must be positive");
+  if (c.run.control_ping_interval_s < 0)
+    return fail("control.ping_interval_s must be 0 (no pings) or positive");
   if (c.graph.samplers < 1) return fail("samplers must be at least 1");
   if (c.graph.envs_per_sampler < 1) return fail("envs_per_sampler must be at least 1");
   if (c.graph.segment_length < 1) return fail("graph.segment_length must be at least 1");

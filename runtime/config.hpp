@@ -25,7 +25,8 @@ struct RunConfig {
   int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
   int checkpoint_keep = 3;    // the last N are kept, and the best by evaluation success
   double progress_interval_s = 1.0;
-  double message_timeout_s = 60.0;  // an actor that does not answer within this is reported
+  double control_ping_interval_s = 1.0;  // between control round trips; 0: none
+  double message_timeout_s = 60.0;       // an actor that does not answer within this is reported
 };
 
 struct GraphConfig {
@@ -38,7 +39,7 @@ struct GraphConfig {
   int torch_threads = 1;            // LibTorch intra-op threads where no lane sets its own
   int inference_torch_threads = 0;  // per inference replica; 0: torch_threads
   int training_torch_threads = 0;   // of the trainer; 0: torch_threads
-  int scheduler_threads = 2;  // CAF scheduler threads for the light actors
+  int scheduler_threads = 2;        // CAF scheduler threads for the light actors
 };
 
 struct ModelConfig {

@@ -38,6 +38,7 @@ void LaneTrack::sample_cpu(int64_t now_ns) {
 }
 
 void LaneTrack::work(Lane lane, const char* name, int64_t start_ns, int64_t end_ns) {
+  last_active_ns_.store(end_ns, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   busy_[static_cast<size_t>(lane)] += end_ns - start_ns;
   auto named = std::find_if(by_name_.begin(), by_name_.end(), [name](const auto& entry) {

@@ -7,6 +7,7 @@
 // One actor thread writes a track; the tracer reads it once the actor has ended (or, for
 // progress, at any time: the totals are guarded).
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -52,6 +53,8 @@ class LaneTrack {
   bool truncated() const;  // more spans happened than were kept
   int64_t queue_peak() const;
   int intra_op_threads() const;
+  // When the actor's thread last ended a span (trace clock ns; 0: never). Any thread may read it.
+  int64_t last_active_ns() const { return last_active_ns_.load(std::memory_order_relaxed); }
 
  private:
   void sample_cpu(int64_t now_ns);  // on the actor's thread
@@ -65,6 +68,7 @@ class LaneTrack {
   bool truncated_ = false;
   int64_t queue_peak_ = 0;
   int intra_op_threads_ = 0;
+  std::atomic<int64_t> last_active_ns_{0};
   std::array<int64_t, lane_count> busy_{};
   std::vector<std::pair<const char*, int64_t>> by_name_;  // few names: a linear search
   int64_t cpu_first_ = -1, cpu_last_ = 0, cpu_sampled_at_ = 0;

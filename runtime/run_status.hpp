@@ -27,6 +27,13 @@ struct LearnerSummary {
   double samples = 0;
 };
 
+// Control round trips: the supervisor to every actor's control endpoint and back, timed from the
+// first command sent to the last acknowledgement (control.ping_interval_s apart).
+struct ControlSummary {
+  uint64_t rounds = 0;
+  double last_us = 0, mean_us = 0, max_us = 0;
+};
+
 struct RunStatus {
   uint64_t env_steps = 0;
   double wall_seconds = 0;
@@ -43,6 +50,7 @@ struct RunStatus {
   LearnerSummary learner;          // the last update
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
+  ControlSummary control;
   std::string last_checkpoint;  // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not

@@ -118,8 +118,8 @@ TEST_CASE("inference refuses malformed and mismatched frames, then keeps serving
 }
 
 TEST_CASE("staged weights stay out of the active policy until the swap, then act whole") {
-  auto weights = std::make_shared<DoubleBufferedReplica>("replica", tiny_policy(),
-                                                         msg::WeightsFrame());
+  auto weights =
+      std::make_shared<DoubleBufferedReplica>("replica", tiny_policy(), msg::WeightsFrame());
   auto source = make_actor_critic(cartpole_spec(), {8}, 99);
   FlatParameters flat(*source);
   const auto input = PolicyInput{torch::full({3, 4}, 0.2f), {}, {}};
@@ -152,10 +152,11 @@ TEST_CASE("staged weights stay out of the active policy until the swap, then act
   CHECK(misfit.error().message().find("weight update does not fit this policy") == 0);
 }
 
-TEST_CASE("the distributor stages weights for inference, which acts with them from its next batch") {
+TEST_CASE(
+    "the distributor stages weights for inference, which acts with them from its next batch") {
   System s;
-  auto weights = std::make_shared<DoubleBufferedReplica>("inference/0", tiny_policy(),
-                                                         msg::WeightsFrame());
+  auto weights =
+      std::make_shared<DoubleBufferedReplica>("inference/0", tiny_policy(), msg::WeightsFrame());
   auto inference = spawn_cartpole_inference(s, weights);
   DistributorSetup d;
   d.replicas = {weights};

@@ -1,0 +1,150 @@
+// The control plane: every lane actor has a control endpoint of its own, which answers while its
+// data actor is busy; the supervisor's control rounds reach every actor (pause stops the
+// samplers, resume restarts them) and are timed into the run's status.
+#include "tests/doctest_with_torch.hpp"
+
+#include <caf/all.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "actors/actor_support.hpp"
+#include "actors/atoms.hpp"
+#include "actors/control_endpoint.hpp"
+#include "actors/errors.hpp"
+#include "actors/frame_inspect.hpp"
+#include "actors/run_status_inspect.hpp"
+#include "actors/supervisor.hpp"
+#include "actors/type_registry.hpp"
+#include "messages/control_command.hpp"
+#include "runtime/graph_parts.hpp"
+
+using namespace dvla;
+using namespace dvla::actors;
+
+namespace {
+
+const auto wait = std::chrono::seconds(30);
+
+struct System {
+  caf::actor_system_config config;
+  std::unique_ptr<caf::actor_system> system;
+  System() {
+    register_types(config);
+    system = std::make_unique<caf::actor_system>(config);
+  }
+};
+
+msg::ControlFrame command(msg::Command kind, uint64_t id) {
+  return msg::build(msg::ControlCommand{kind, id, {}});
+}
+
+using Answer = std::pair<std::optional<uint64_t>, std::string>;  // request id, or the error
+
+// Sends a command to an endpoint (answers: request id, idle ns).
+Answer order(caf::scoped_actor& self, const control_endpoint_actor& to,
+             const msg::ControlFrame& frame) {
+  Answer out;
+  self->request(to, wait, frame)
+      .receive([&](uint64_t id, int64_t) { out.first = id; },
+               [&](const caf::error& e) { out.second = describe(e); });
+  return out;
+}
+
+// Sends a command to the supervisor (answers: request id).
+Answer order(caf::scoped_actor& self, const caf::actor& to, const msg::ControlFrame& frame) {
+  Answer out;
+  self->request(to, wait, frame)
+      .receive([&](uint64_t id) { out.first = id; },
+               [&](const caf::error& e) { out.second = describe(e); });
+  return out;
+}
+
+RunStatus status(caf::scoped_actor& self, const caf::actor& supervisor) {
+  RunStatus out;
+  self->request(supervisor, wait, status_atom::value)
+      .receive([&](const RunStatus& s) { out = s; },
+               [&](const caf::error& e) { FAIL("no status: ", describe(e)); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an endpoint answers a ping while its data actor computes, and refuses what it cannot do") {
+  System s;
+  std::atomic<bool> computed{false};
+  // A data actor busy for a while with the first message it gets.
+  auto busy = s.system->spawn<caf::detached>([&computed]() -> caf::behavior {
+    return {[&computed](int) {
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      computed = true;
+    }};
+  });
+  ControlEndpointSetup setup;
+  setup.name = "busy";
+  setup.data_actor = busy;
+  auto endpoint = spawn_control_endpoint(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+  self->send(busy, 1);
+
+  auto [ping, e1] = order(self, endpoint, command(msg::Command::ping, 41));
+  REQUIRE_MESSAGE(ping, e1);
+  CHECK(*ping == 41);
+  CHECK_FALSE(computed);  // answered while the data actor was still busy
+
+  auto [pause, e2] = order(self, endpoint, command(msg::Command::pause, 42));
+  CHECK_FALSE(pause);
+  CHECK(e2.find("busy does not take 'pause' orders") != std::string::npos);
+  auto [garbage, e3] =
+      order(self, endpoint, msg::ControlFrame(msg::Bytes::copy_of("\x01\x02\x03", 3)));
+  CHECK_FALSE(garbage);
+  CHECK(e3.find("malformed_message") == 0);
+  auto [again, e4] = order(self, endpoint, command(msg::Command::ping, 43));
+  CHECK(again == std::optional<uint64_t>(43));  // it keeps serving
+
+  auto [down, e5] = order(self, endpoint, command(msg::Command::shutdown, 44));
+  CHECK(down == std::optional<uint64_t>(44));
+  self->wait_for(busy);  // shutdown ended the data actor too
+}
+
+TEST_CASE("control rounds reach every actor: pause stops the samplers, resume restarts them") {
+  System s;
+  Config c;
+  c.run.max_env_steps = 1'000'000'000;  // runs until shut down
+  c.run.control_ping_interval_s = 0.05;
+  auto supervisor = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  caf::scoped_actor self{*s.system};
+  auto steps_after = [&](std::chrono::milliseconds ms) {
+    std::this_thread::sleep_for(ms);
+    return status(self, supervisor).env_steps;
+  };
+  while (status(self, supervisor).env_steps == 0) std::this_thread::sleep_for(wait / 3000);
+
+  auto [paused, e1] = order(self, supervisor, command(msg::Command::pause, 7));
+  REQUIRE_MESSAGE(paused, e1);
+  CHECK(*paused == 7);
+  // Steps already under way when the order arrived are reported; then nothing moves.
+  const auto settled = steps_after(std::chrono::milliseconds(300));
+  CHECK(steps_after(std::chrono::milliseconds(500)) == settled);
+
+  auto [resumed, e2] = order(self, supervisor, command(msg::Command::resume, 8));
+  REQUIRE_MESSAGE(resumed, e2);
+  CHECK(*resumed == 8);
+  uint64_t later = settled;
+  for (int i = 0; i < 100 && later == settled; ++i)
+    later = steps_after(std::chrono::milliseconds(100));
+  CHECK(later > settled);
+
+  // The supervisor's own pings: every endpoint answered, and the round trips were timed.
+  const auto control = status(self, supervisor).control;
+  CHECK(control.rounds >= 2);
+  CHECK(control.mean_us > 0);
+  CHECK(control.max_us >= control.mean_us);
+
+  auto [stopped, e3] = order(self, supervisor, command(msg::Command::shutdown, 9));
+  CHECK(stopped == std::optional<uint64_t>(9));
+  self->wait_for(supervisor);
+}
