@@ -16,7 +16,7 @@ struct BenchOptions {
   double seconds = 2.0;          // per measurement
   int episodes = 200;            // per family (expert suite)
   std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
-  uint64_t steps = 0;  // pipeline, runtime: env steps per run; 0: the suite's default
+  uint64_t steps = 0;            // pipeline, runtime: env steps per run; 0: the suite's default
   int64_t latency_us = 40;       // pipeline: the synthetic env's latency per env step
   std::vector<std::pair<std::string, std::string>> settings;  // pipeline, runtime: key, value
 };
@@ -34,5 +34,8 @@ Expected<nlohmann::json> bench_pipeline(const BenchOptions& options);
 Expected<nlohmann::json> bench_runtime(const BenchOptions& options);
 // A throttled trainer: resident memory over the run must stay flat (credits hold samplers back).
 Expected<nlohmann::json> bench_backpressure(const BenchOptions& options);
+// Control round trips idle and under a data-plane flood between two processes, with the planes
+// on separate actor systems and connections, on one connection, and in one mailbox.
+Expected<nlohmann::json> bench_planes(const BenchOptions& options);
 
 }  // namespace dvla::apps

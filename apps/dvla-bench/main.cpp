@@ -7,6 +7,7 @@
 
 #include "apps/common/command_line.hpp"
 #include "apps/dvla-bench/bench.hpp"
+#include "apps/dvla-bench/planes_actors.hpp"
 #include "runtime/blas_info.hpp"
 
 namespace {
@@ -31,6 +32,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
        {dvla::apps::bench_pipeline,
         "sync (lock-step) vs async (Swimlane) training throughput, speedup, "
         "ideal speedup from lane costs, lane busy, policy lag"}},
+      {"planes",
+       {dvla::apps::bench_planes,
+        "control round trips idle and under a data-plane flood from another process: "
+        "planes split (own systems and connections), sharing a connection, sharing a mailbox"}},
       {"runtime",
        {dvla::apps::bench_runtime,
         "the runtime's ceiling: zero-latency synthetic env, null policy, "
@@ -70,13 +75,17 @@ std::string help() {
       "                  runtime: env steps per sampler count (default 4000000);\n"
       "                  backpressure: env steps (default 150000)\n"
       "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
-      "  --set KEY=VALUE pipeline, runtime, backpressure: a config key (as for dvla-ppo)\n";
+      "  --set KEY=VALUE pipeline, runtime, backpressure: a config key (as for dvla-ppo);\n"
+      "                  planes: sources, credits, segment_kib, work_us, rounds\n";
   return text;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The far side of the planes suite, started by it.
+  if (argc > 1 && std::string(argv[1]) == "planes-worker")
+    return dvla::apps::planes::run_worker(argc, argv);
   dvla::apps::CommandLine line(argc, argv);
   BenchOptions options;
   bool json = false;

@@ -38,6 +38,11 @@ json status_json(const RunStatus& s) {
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
             {"evaluations", s.evaluations},
+            {"control_rtt_us",
+             {{"rounds", s.control.rounds},
+              {"last", s.control.last_us},
+              {"mean", s.control.mean_us},
+              {"max", s.control.max_us}}},
             {"learner",
              {{"policy_loss", s.learner.policy_loss},
               {"value_loss", s.learner.value_loss},
@@ -209,6 +214,10 @@ int train(const dvla::apps::PpoOptions& options) {
       s.dropped_stale);
   fmt::print("{}\n{}\n", dvla::apps::lanes_line(result->lanes),
              dvla::apps::policy_lag_line(s.policy_lag_samples));
+  if (s.control.rounds > 0)
+    fmt::print(
+        "control round trips: {} (every actor acknowledged), mean {:.0f} us, max {:.0f} us\n",
+        s.control.rounds, s.control.mean_us, s.control.max_us);
   if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);
