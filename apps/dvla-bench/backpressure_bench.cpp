@@ -54,6 +54,11 @@ Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
       "segments\n",
       samples[settled].first, low, high, 100 * (high - low) / low,
       result->lanes.queue_peaks["trainer"]);
+  const auto& control = result->status.control;
+  fmt::print(
+      "control round trips to every actor's endpoint meanwhile: {} rounds, mean {:.0f} us, max "
+      "{:.0f} us\n",
+      control.rounds, control.mean_us, control.max_us);
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& [t, mib] : samples) curve.push_back({t, mib});
   return nlohmann::json{{"steps_per_second", result->status.steps_per_second},
@@ -62,6 +67,8 @@ Expected<nlohmann::json> bench_backpressure(const BenchOptions& options) {
                         {"resident_growth", (high - low) / low},
                         {"trainer_queue_peak", result->lanes.queue_peaks["trainer"]},
                         {"lane_busy", lane_busy_json(result->lanes)},
+                        {"control_rtt_us_mean", control.mean_us},
+                        {"control_rtt_us_max", control.max_us},
                         {"resident_mib_curve", curve}};
 }
 
