@@ -7,18 +7,11 @@
 #include <cmath>
 
 #include "actors/frame_inspect.hpp"
-#include "actors/type_registry.hpp"
 #include "messages/control_command.hpp"
 #include "messages/trajectory_segment.hpp"
 
 namespace dvla::apps::planes {
 namespace {
-
-void configure(caf::actor_system_config& config) {
-  actors::register_types(config);
-  config.load<caf::io::middleman>();
-  config.set("scheduler.max-threads", size_t{2});
-}
 
 // A control command answered by the data actor itself: (request id, idle ns; 0: busy now).
 caf::result<uint64_t, int64_t> answer(const msg::ControlFrame& frame) {
@@ -68,17 +61,8 @@ Expected<Layout> parse_layout(const std::string& text) {
   return Error("plane layout '" + text + "' is not split, shared or mailbox");
 }
 
-PlaneSystems::PlaneSystems(Layout layout) {
-  configure(data_config_);
-  data_ = std::make_unique<caf::actor_system>(data_config_);
-  if (layout != Layout::split) return;
-  configure(control_config_);
-  control_ = std::make_unique<caf::actor_system>(control_config_);
-}
-
-PlaneSystems::~PlaneSystems() {
-  control_.reset();  // its actors may point into the data system
-  data_.reset();
+std::unique_ptr<actors::PlaneSystems> make_systems(Layout layout) {
+  return std::make_unique<actors::PlaneSystems>(layout == Layout::split, 2);
 }
 
 msg::SegmentFrame flood_segment(size_t bytes) {

@@ -12,7 +12,6 @@
 //            wait behind their data (planes that are only a naming convention).
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
 
 #include <atomic>
 #include <memory>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "actors/atoms.hpp"
+#include "actors/plane_systems.hpp"
 #include "messages/frame.hpp"
 #include "runtime/expected.hpp"
 #include "runtime/lane_track.hpp"
@@ -32,19 +32,8 @@ using flood_atom = caf::atom_constant<caf::atom("flood")>;
 enum class Layout { split, shared, mailbox };
 const char* name(Layout layout);
 Expected<Layout> parse_layout(const std::string& text);
-
-// One process's actor systems: one per plane (split) or one for both.
-class PlaneSystems {
- public:
-  explicit PlaneSystems(Layout layout);
-  ~PlaneSystems();
-  caf::actor_system& data() { return *data_; }
-  caf::actor_system& control() { return control_ ? *control_ : *data_; }
-
- private:
-  caf::actor_system_config data_config_, control_config_;
-  std::unique_ptr<caf::actor_system> data_, control_;
-};
+// The actor systems of a layout's process (2 scheduler threads each: the VM has 2 cores).
+std::unique_ptr<actors::PlaneSystems> make_systems(Layout layout);
 
 // A trajectory segment of about `bytes` (64 steps x 16 envs with camera images).
 msg::SegmentFrame flood_segment(size_t bytes);

@@ -111,10 +111,10 @@ Expected<caf::actor> connect(caf::actor_system& system, uint16_t port) {
 }
 
 Expected<nlohmann::json> measure(Layout layout, const FloodSetup& f) {
-  PlaneSystems systems(layout);
+  auto systems = make_systems(layout);
   auto counters = std::make_shared<SinkCounters>();
   auto track = std::make_shared<LaneTrack>("sink", Lane::training, false);
-  auto sink = spawn_sink(systems.data(), f.work_us, counters, track);
+  auto sink = spawn_sink(systems->data(), f.work_us, counters, track);
   caf::actor sink_endpoint = sink;
   if (layout != Layout::mailbox) {
     actors::ControlEndpointSetup e;
@@ -122,7 +122,7 @@ Expected<nlohmann::json> measure(Layout layout, const FloodSetup& f) {
     e.data_actor = sink;
     e.track = track;
     sink_endpoint =
-        caf::actor_cast<caf::actor>(actors::spawn_control_endpoint(systems.control(), e));
+        caf::actor_cast<caf::actor>(actors::spawn_control_endpoint(systems->control(), e));
   }
   auto stop = [&] {
     caf::anon_send_exit(sink_endpoint, caf::exit_reason::user_shutdown);
@@ -135,12 +135,12 @@ Expected<nlohmann::json> measure(Layout layout, const FloodSetup& f) {
   if (!ports) return (stop(), ports.error());
   unsigned data_port = 0, control_port = 0;
   std::istringstream(*ports) >> data_port >> control_port;
-  auto data_registry = connect(systems.data(), static_cast<uint16_t>(data_port));
-  auto control_registry = connect(systems.control(), static_cast<uint16_t>(control_port));
+  auto data_registry = connect(systems->data(), static_cast<uint16_t>(data_port));
+  auto control_registry = connect(systems->control(), static_cast<uint16_t>(control_port));
   if (!data_registry || !control_registry)
     return (stop(), data_registry ? control_registry.error() : data_registry.error());
 
-  caf::scoped_actor self{systems.control()};
+  caf::scoped_actor self{systems->control()};
   std::vector<caf::actor> targets;
   self->request(*control_registry, std::chrono::seconds(30), endpoints_atom::value)
       .receive([&](const std::vector<caf::actor>& e) { targets = e; }, [&](const caf::error&) {});

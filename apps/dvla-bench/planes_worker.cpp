@@ -25,12 +25,12 @@ int run_worker(int argc, char** argv) {
   }
   const int sources = std::stoi(argv[3]), credits = std::stoi(argv[4]);
   const auto segment = flood_segment(std::stoul(argv[5]));
-  PlaneSystems systems(*layout);
+  auto systems = make_systems(*layout);
   std::vector<caf::actor> flood, endpoints;
   for (int i = 0; i < sources; ++i) {
     const auto name = "source/" + std::to_string(i);
     auto track = std::make_shared<LaneTrack>(name, Lane::sampling, false);
-    flood.push_back(spawn_source(systems.data(), segment, credits, track));
+    flood.push_back(spawn_source(systems->data(), segment, credits, track));
     if (*layout == Layout::mailbox) {
       endpoints.push_back(flood.back());
       continue;
@@ -40,15 +40,15 @@ int run_worker(int argc, char** argv) {
     e.data_actor = flood.back();
     e.track = track;
     endpoints.push_back(
-        caf::actor_cast<caf::actor>(actors::spawn_control_endpoint(systems.control(), e)));
+        caf::actor_cast<caf::actor>(actors::spawn_control_endpoint(systems->control(), e)));
   }
-  auto data_registry = spawn_registry(systems.data(), endpoints, flood);
+  auto data_registry = spawn_registry(systems->data(), endpoints, flood);
   auto control_registry = *layout == Layout::split
-                              ? spawn_registry(systems.control(), endpoints, flood)
+                              ? spawn_registry(systems->control(), endpoints, flood)
                               : data_registry;
-  auto data_port = systems.data().middleman().publish(data_registry, 0, "127.0.0.1");
+  auto data_port = systems->data().middleman().publish(data_registry, 0, "127.0.0.1");
   auto control_port = *layout == Layout::split
-                          ? systems.control().middleman().publish(control_registry, 0, "127.0.0.1")
+                          ? systems->control().middleman().publish(control_registry, 0, "127.0.0.1")
                           : data_port;
   if (!data_port || !control_port) {
     std::cerr << "dvla-bench planes-worker: cannot publish on 127.0.0.1\n";
