@@ -28,6 +28,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
        {dvla::apps::bench_expert,
         "scripted expert, random and zero-action success "
         "per tabletop task family"}},
+      {"memory",
+       {dvla::apps::bench_memory,
+        "simulator churn and model weight updates against one shared pool and the dual "
+        "pools at the same budget: the model's failed large allocations"}},
       {"pipeline",
        {dvla::apps::bench_pipeline,
         "sync (lock-step) vs async (Swimlane) training throughput, speedup, "
@@ -76,7 +80,8 @@ std::string help() {
       "                  backpressure: env steps (default 150000)\n"
       "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
       "  --set KEY=VALUE pipeline, runtime, backpressure: a config key (as for dvla-ppo);\n"
-      "                  planes: sources, credits, segment_kib, work_us, rounds\n";
+      "                  planes: sources, credits, segment_kib, work_us, rounds;\n"
+      "                  memory: kind (host|cuda), total_mib, weights_mib, sim_live_mib, cycles\n";
   return text;
 }
 

@@ -1,0 +1,66 @@
+#include "gpu/host_pool.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace dvla::gpu {
+namespace {
+
+std::pmr::pool_options options(size_t small_block) {
+  std::pmr::pool_options o;
+  o.largest_required_pool_block = small_block;
+  o.max_blocks_per_chunk = 64;  // chunks stay small next to the budget
+  return o;
+}
+
+}  // namespace
+
+HostPool::HostPool(std::string name, size_t budget, size_t small_block)
+    : name_(std::move(name)),
+      small_block_(small_block),
+      arena_(budget),
+      blocks_(options(small_block), &arena_) {}
+
+Expected<void*> HostPool::allocate(size_t bytes, size_t alignment, void*) {
+  try {
+    // Large blocks go to the arena directly: through the pool resource they would add its
+    // bookkeeping (small blocks of its own) to the arena, between them.
+    void* p = bytes > small_block_ ? arena_.allocate(bytes, alignment)
+                                   : blocks_.allocate(bytes, alignment);
+    const size_t now = in_use_ += bytes;
+    size_t peak = peak_in_use_.load();
+    while (now > peak && !peak_in_use_.compare_exchange_weak(peak, now)) {
+    }
+    ++allocations_;
+    return p;
+  } catch (const std::bad_alloc&) {
+    ++failed_;
+    return pool_exhausted(stats(), bytes);
+  }
+}
+
+void HostPool::deallocate(void* block, size_t bytes, size_t alignment, void*) noexcept {
+  if (!block) return;
+  if (bytes > small_block_)
+    arena_.deallocate(block, bytes, alignment);
+  else
+    blocks_.deallocate(block, bytes, alignment);
+  in_use_ -= bytes;
+}
+
+PoolStats HostPool::stats() const {
+  PoolStats s;
+  s.name = name_;
+  s.kind = PoolKind::host;
+  s.budget = arena_.capacity();
+  s.reserved = arena_.in_use();
+  s.peak_reserved = arena_.peak();
+  s.in_use = in_use_;
+  s.peak_in_use = peak_in_use_;
+  s.largest_free_block = static_cast<int64_t>(arena_.largest_free());
+  s.allocations = allocations_;
+  s.failed_requests = failed_;
+  return s;
+}
+
+}  // namespace dvla::gpu
