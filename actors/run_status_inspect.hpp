@@ -24,11 +24,18 @@ typename Inspector::result_type inspect(Inspector& f, ControlSummary& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PoolSummary& x) {
+  return f(caf::meta::type_name("dvla::PoolSummary"), x.name, x.budget, x.reserved, x.peak_reserved,
+           x.in_use, x.peak_in_use, x.largest_free_block, x.failed_requests);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
-           x.evaluations, x.last_evaluation, x.control, x.last_checkpoint, x.finished, x.failure);
+           x.evaluations, x.last_evaluation, x.control, x.memory, x.last_checkpoint, x.finished,
+           x.failure);
 }
 
 }  // namespace dvla

@@ -4,6 +4,7 @@
 
 #include "actors/actor_support.hpp"
 #include "actors/frame_inspect.hpp"
+#include "gpu/pool_lease.hpp"
 #include "messages/action_batch.hpp"
 #include "messages/control_command.hpp"
 #include "messages/metrics.hpp"
@@ -292,8 +293,10 @@ void build_buffers(SamplerState& s) {
                                     std::to_string(b.env->size()) + " envs of a buffer");
       length = std::max<int64_t>(length, limit);
     }
-    b.segment = std::make_unique<SegmentBuilder>(b.env->spec(), static_cast<int64_t>(b.env->size()),
-                                                 length);
+    b.segment = std::make_unique<SegmentBuilder>(
+        b.env->spec(), static_cast<int64_t>(b.env->size()), length,
+        s.setup.sim_lease ? static_cast<std::pmr::memory_resource*>(s.setup.sim_lease.get())
+                          : std::pmr::get_default_resource());
     s.envs += b.env->size();
     s.buffers.push_back(std::move(b));
   }

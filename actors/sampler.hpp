@@ -22,6 +22,10 @@
 #include "envs/batched_env.hpp"
 #include "runtime/lane_track.hpp"
 
+namespace dvla::gpu {
+class PoolLease;
+}
+
 namespace dvla::actors {
 
 struct SamplerSetup {
@@ -41,6 +45,8 @@ struct SamplerSetup {
   // once the new weights are distributed) and then ask for fresh actions.
   bool lock_step = false;
   std::shared_ptr<LaneTrack> track;  // where its work and waits are measured; may be null
+  // Its lease on the sim pool: segment buffers come from it. Null: the heap.
+  std::shared_ptr<gpu::PoolLease> sim_lease;
   inference_actor inference;
   trainer_actor trainer;
   caf::actor supervisor;  // receives metrics and (finished_atom, id); may be null

@@ -18,6 +18,8 @@
 #include "actors/sampler.hpp"
 #include "actors/trainer.hpp"
 #include "envs/batched_env.hpp"
+#include "gpu/memory_pools.hpp"
+#include "gpu/pool_lease.hpp"
 #include "messages/control_command.hpp"
 #include "messages/metrics.hpp"
 #include "messages/version_announcement.hpp"
@@ -39,7 +41,8 @@ struct ControlEndpoint {
 struct SupervisorState {
   Config config;
   std::shared_ptr<const Checkpoint> resume;
-  std::shared_ptr<LaneTracer> tracer;  // may be null
+  std::shared_ptr<LaneTracer> tracer;       // may be null
+  std::shared_ptr<gpu::MemoryPools> pools;  // may be null
   trainer_actor trainer;
   evaluator_actor evaluator;               // null unless eval.every > 0
   std::vector<ControlEndpoint> endpoints;  // the control plane's door to each lane actor
@@ -70,6 +73,15 @@ Handle watch(self_ptr self, Handle h, const std::string& name) {
   self->state.names[h.address()] = name;
   self->state.children.push_back(caf::actor_cast<caf::actor>(h));
   return h;
+}
+
+std::vector<PoolSummary> pool_summaries(const gpu::MemoryPools* pools) {
+  std::vector<PoolSummary> out;
+  if (!pools) return out;
+  for (const auto& p : pools->stats())
+    out.push_back({p.name, p.budget, p.reserved, p.peak_reserved, p.in_use, p.peak_in_use,
+                   p.largest_free_block, p.failed_requests});
+  return out;
 }
 
 // Gives a lane actor its control endpoint, watched like the actor itself.
@@ -103,6 +115,11 @@ std::shared_ptr<LaneTrack> track(const SupervisorState& s, const std::string& ac
   return s.tracer ? s.tracer->track(actor, home) : nullptr;
 }
 
+// A lease on the model pool for `holder` (null without pools: plain heap memory).
+std::shared_ptr<gpu::PoolLease> model_lease(const SupervisorState& s, const std::string& holder) {
+  return s.pools ? std::make_shared<gpu::PoolLease>(s.pools->model(), holder) : nullptr;
+}
+
 void build_graph(self_ptr self, const GraphParts& parts) {
   auto& s = self->state;
   const auto& c = s.config;
@@ -121,7 +138,8 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.spec = spec;
     // A resumed run acts with its checkpoint's weights until the first update.
     setup.weights = std::make_shared<DoubleBufferedReplica>(
-        setup.name, make_policy, s.resume ? s.resume->weights : msg::WeightsFrame());
+        setup.name, make_policy, s.resume ? s.resume->weights : msg::WeightsFrame(),
+        model_lease(s, setup.name));
     setup.seed = envs::next_seed(c.run.seed + 1000 + static_cast<uint64_t>(r) + resumed_version);
     setup.torch_threads = inference_torch_threads(c.graph);
     setup.track = track(s, setup.name, Lane::inference);
@@ -147,6 +165,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   t.track = track(s, t.name, Lane::training);
   t.distributor = distributor;
   t.supervisor = me;
+  t.model_lease = model_lease(s, t.name);
   s.trainer = watch(self, spawn_trainer(sys, t), t.name);
   add_endpoint(self, s.trainer, t.name, t.track);
 
@@ -179,6 +198,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     setup.group_size = c.run.algo == "grpo" ? c.grpo.group_size : 0;
     setup.lock_step = c.run.mode == "sync";
     setup.track = track(s, setup.name, Lane::sampling);
+    if (s.pools) setup.sim_lease = std::make_shared<gpu::PoolLease>(s.pools->sim(), setup.name);
     setup.inference = replicas[static_cast<size_t>(i) % replicas.size()];
     setup.trainer = s.trainer;
     setup.supervisor = me;
@@ -445,11 +465,13 @@ void start_counters(SupervisorState& s) {
 
 caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
                          std::shared_ptr<const Checkpoint> resume,
-                         std::shared_ptr<LaneTracer> tracer) {
+                         std::shared_ptr<LaneTracer> tracer,
+                         std::shared_ptr<gpu::MemoryPools> pools) {
   auto& s = self->state;
   s.config = std::move(config);
   s.resume = std::move(resume);
   s.tracer = std::move(tracer);
+  s.pools = std::move(pools);
   start_counters(s);
   self->set_down_handler([self](caf::down_msg& down) {
     auto& s = self->state;
@@ -479,6 +501,7 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
         // This run's rate: a resumed run's earlier steps took their own time.
         const auto steps = s.status.env_steps - s.env_steps_at_start;
+        s.status.memory = pool_summaries(s.pools.get());
         s.status.steps_per_second =
             s.status.wall_seconds > 0 ? static_cast<double>(steps) / s.status.wall_seconds : 0;
         return s.status;
@@ -518,8 +541,10 @@ caf::behavior supervisor(self_ptr self, Config config, GraphParts parts,
 
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
                             const GraphParts& parts, std::shared_ptr<const Checkpoint> resume,
-                            std::shared_ptr<LaneTracer> tracer) {
-  return system.spawn(supervisor, config, parts, std::move(resume), std::move(tracer));
+                            std::shared_ptr<LaneTracer> tracer,
+                            std::shared_ptr<gpu::MemoryPools> pools) {
+  return system.spawn(supervisor, config, parts, std::move(resume), std::move(tracer),
+                      std::move(pools));
 }
 
 }  // namespace dvla::actors

@@ -20,13 +20,19 @@
 #include "runtime/graph_parts.hpp"
 #include "runtime/lane_tracer.hpp"
 
+namespace dvla::gpu {
+class MemoryPools;
+}
+
 namespace dvla::actors {
 
 // `resume`, when given, is the checkpoint the run continues from; `tracer`, when given, hands
-// every actor of the graph its lane track.
+// every actor of the graph its lane track; `pools`, when given, are the memory pools its actors
+// take leases on (samplers: sim; trainer and replicas: model), reported in the status.
 caf::actor spawn_supervisor(caf::actor_system& system, const Config& config,
                             const GraphParts& parts,
                             std::shared_ptr<const Checkpoint> resume = nullptr,
-                            std::shared_ptr<LaneTracer> tracer = nullptr);
+                            std::shared_ptr<LaneTracer> tracer = nullptr,
+                            std::shared_ptr<gpu::MemoryPools> pools = nullptr);
 
 }  // namespace dvla::actors

@@ -298,7 +298,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   s.policy = s.setup.make_policy();
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
-  s.parameters = std::make_unique<FlatParameters>(*s.policy);
+  s.parameters = std::make_unique<FlatParameters>(*s.policy, s.setup.model_lease);
   s.learner = std::make_unique<PpoLearner>(*s.policy, learner_config(s.setup.config), s.setup.seed);
   if (s.setup.config.ppo.kl_coef > 0) s.reference = s.setup.make_policy();
   s.staleness =

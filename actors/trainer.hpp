@@ -16,7 +16,10 @@
 
 namespace dvla {
 class Policy;
+namespace gpu {
+class PoolLease;
 }
+}  // namespace dvla
 
 namespace dvla::actors {
 
@@ -35,8 +38,10 @@ struct TrainerSetup {
   size_t lock_step_samplers = 0;
   double timeout_s = 60;
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
-  distributor_actor distributor;     // receives every new version; may be null
-  caf::actor supervisor;             // receives version announcements and rejections; may be null
+  // Its lease on the model pool: the flat weight buffer comes from it. Null: the heap.
+  std::shared_ptr<gpu::PoolLease> model_lease;
+  distributor_actor distributor;  // receives every new version; may be null
+  caf::actor supervisor;          // receives version announcements and rejections; may be null
 };
 
 // Spawns a detached trainer: gradient steps run on a thread of their own.

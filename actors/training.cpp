@@ -16,6 +16,7 @@
 #include "actors/run_status_inspect.hpp"
 #include "actors/supervisor.hpp"
 #include "actors/type_registry.hpp"
+#include "gpu/memory_pools.hpp"
 #include "runtime/blas_info.hpp"
 #include "runtime/progress_watchdog.hpp"
 
@@ -101,10 +102,11 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor&
 Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& config,
                                    const GraphParts& parts, const ProgressCallback& on_progress,
                                    std::shared_ptr<const Checkpoint> resume,
-                                   std::shared_ptr<LaneTracer> tracer) {
+                                   std::shared_ptr<LaneTracer> tracer,
+                                   std::shared_ptr<gpu::MemoryPools> pools) {
   caf::scoped_actor self{system};  // counts as a running actor while it lives
-  auto supervisor =
-      actors::spawn_supervisor(system, config, parts, std::move(resume), std::move(tracer));
+  auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume),
+                                             std::move(tracer), std::move(pools));
   auto result = await_result(self, supervisor, config, on_progress);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
@@ -121,6 +123,12 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   if (!config.run.trace.empty())
     if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
       return writable.error();
+  // The process's two memory pools: the samplers' leases on sim, the model's on model.
+  constexpr size_t MiB = size_t{1} << 20;
+  auto pools = gpu::MemoryPools::create({gpu::PoolKind::host,
+                                         static_cast<size_t>(config.memory.sim_mib) * MiB,
+                                         static_cast<size_t>(config.memory.model_mib) * MiB});
+  if (!pools) return pools.error();
   torch::set_num_threads(config.graph.torch_threads);
   // BLAS threads are process-wide: as many as the lane that computes with the most.
   set_blas_threads(std::max({config.graph.torch_threads, inference_torch_threads(config.graph),
@@ -129,7 +137,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   actors::register_types(caf_config);
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
   caf::actor_system system{caf_config};
-  auto result = run_graph(system, config, parts, on_progress, std::move(resume), tracer);
+  auto result = run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools);
   system.await_all_actors_done();  // every track is complete
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())

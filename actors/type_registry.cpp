@@ -23,6 +23,7 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<evaluator_actor>("dvla::evaluator_actor");
   config.add_message_type<control_endpoint_actor>("dvla::control_endpoint_actor");
   config.add_message_type<ControlSummary>("dvla::ControlSummary");
+  config.add_message_type<PoolSummary>("dvla::PoolSummary");
   config.add_message_type<EvaluationSummary>("dvla::EvaluationSummary");
   config.add_message_type<LearnerSummary>("dvla::LearnerSummary");
   config.add_error_category(

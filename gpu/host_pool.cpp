@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <stdexcept>
 
 namespace dvla::gpu {
 namespace {
@@ -13,12 +14,23 @@ std::pmr::pool_options options(size_t small_block) {
   return o;
 }
 
+// The pool resource takes its own bookkeeping from the arena when it is built.
+constexpr size_t smallest_budget = 64 * 1024;
+
+size_t checked(const std::string& name, size_t budget) {
+  if (budget < smallest_budget)
+    throw std::invalid_argument("pool '" + name + "': a budget of " + format_bytes(budget) +
+                                " is below the " + format_bytes(smallest_budget) +
+                                " a pool needs for itself");
+  return budget;
+}
+
 }  // namespace
 
 HostPool::HostPool(std::string name, size_t budget, size_t small_block)
     : name_(std::move(name)),
       small_block_(small_block),
-      arena_(budget),
+      arena_(checked(name_, budget)),
       blocks_(options(small_block), &arena_) {}
 
 Expected<void*> HostPool::allocate(size_t bytes, size_t alignment, void*) {

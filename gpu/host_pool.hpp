@@ -15,6 +15,7 @@ namespace dvla::gpu {
 
 class HostPool final : public MemoryPool {
  public:
+  // Throws std::invalid_argument for a budget below 64 KiB (the pool's own bookkeeping).
   HostPool(std::string name, size_t budget, size_t small_block = 64 * 1024);
 
   const std::string& name() const override { return name_; }

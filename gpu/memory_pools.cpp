@@ -1,5 +1,7 @@
 #include "gpu/memory_pools.hpp"
 
+#include <stdexcept>
+
 #include "gpu/host_pool.hpp"
 #ifdef DVLA_HAVE_CUDA
 #include "gpu/cuda_pool.hpp"
@@ -22,6 +24,8 @@ Expected<std::shared_ptr<MemoryPool>> make_pool(PoolKind kind, const std::string
   if (kind == PoolKind::host) {
     try {
       return std::shared_ptr<MemoryPool>(std::make_shared<HostPool>(name, budget));
+    } catch (const std::invalid_argument& e) {
+      return Error(e.what());  // names the pool
     } catch (const std::exception& e) {
       return Error("pool '" + name + "': " + e.what());
     }

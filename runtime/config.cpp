@@ -94,6 +94,13 @@ std::vector<Field> fields(Config& c) {
        &c.graph.training_torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
+      {"memory.sim_mib",
+       "budget of the sim pool (samplers' segment buffers), MiB; beyond it an allocation fails "
+       "naming the pool",
+       &c.memory.sim_mib},
+      {"memory.model_mib",
+       "budget of the model pool (flat weight buffers of the trainer and every replica), MiB",
+       &c.memory.model_mib},
       {"model.policy",
        "policy: auto | mlp | vla | torchscript | null (auto: vla for envs with images; null: zero "
        "actions, no compute, for measuring the runtime)",
@@ -305,6 +312,8 @@ Status validate(const Config& c) {
   if (c.graph.training_torch_threads < 0)
     return fail("graph.training_torch_threads must be 0 (graph.torch_threads) or more");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
+  if (c.memory.sim_mib < 1) return fail("memory.sim_mib must be at least 1");
+  if (c.memory.model_mib < 1) return fail("memory.model_mib must be at least 1");
   if (c.model.policy != "auto" && c.model.policy != "mlp" && c.model.policy != "vla" &&
       c.model.policy != "torchscript" && c.model.policy != "null")
     return fail("model.policy '" + c.model.policy + "' is not auto, mlp, vla, torchscript or null");

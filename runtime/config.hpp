@@ -51,9 +51,17 @@ struct ModelConfig {
   std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed
 };
 
+// The process's memory pools (gpu/memory_pools.hpp): host arenas reserved at these sizes
+// (address space; pages cost memory only once used).
+struct MemoryConfig {
+  int64_t sim_mib = 2048;    // samplers: segment buffers
+  int64_t model_mib = 2048;  // trainer and replicas: flat weight buffers
+};
+
 struct Config {
   RunConfig run;
   GraphConfig graph;
+  MemoryConfig memory;
   envs::EnvConfig env;
   ModelConfig model;
   PpoConfig ppo;

@@ -15,11 +15,16 @@ struct DoubleBufferedReplica::Buffer {
 };
 
 std::unique_ptr<DoubleBufferedReplica::Buffer> DoubleBufferedReplica::make_buffer(
-    const std::string& name, const PolicyFactory& make_policy, const msg::WeightsFrame& initial) {
+    const std::string& name, const PolicyFactory& make_policy, const msg::WeightsFrame& initial,
+    const std::shared_ptr<gpu::PoolLease>& lease) {
   auto b = std::make_unique<Buffer>();
   b->policy = make_policy();
   if (!b->policy) throw std::invalid_argument(name + ": the policy factory returned nothing");
-  b->parameters = std::make_unique<FlatParameters>(*b->policy);
+  try {
+    b->parameters = std::make_unique<FlatParameters>(*b->policy, lease);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("weight buffer: ") + e.what());  // names the holder
+  }
   if (initial.size() == 0) return b;
   auto update = msg::read(initial);
   if (!update) throw std::invalid_argument(name + ": initial weights: " + update.error().message());
@@ -31,9 +36,10 @@ std::unique_ptr<DoubleBufferedReplica::Buffer> DoubleBufferedReplica::make_buffe
 
 DoubleBufferedReplica::DoubleBufferedReplica(const std::string& name,
                                              const PolicyFactory& make_policy,
-                                             const msg::WeightsFrame& initial)
-    : first_(make_buffer(name, make_policy, initial)),
-      second_(make_buffer(name, make_policy, initial)),
+                                             const msg::WeightsFrame& initial,
+                                             const std::shared_ptr<gpu::PoolLease>& lease)
+    : first_(make_buffer(name, make_policy, initial, lease)),
+      second_(make_buffer(name, make_policy, initial, lease)),
       active_(first_.get()),
       staging_(second_.get()) {}
 

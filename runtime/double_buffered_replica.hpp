@@ -18,15 +18,20 @@ namespace dvla {
 
 class Policy;
 class FlatParameters;
+namespace gpu {
+class PoolLease;
+}
 
 class DoubleBufferedReplica {
  public:
   using PolicyFactory = std::function<std::shared_ptr<Policy>()>;
 
   // Builds both buffers with `make_policy`; `initial` (when not empty) is loaded into both, and its
-  // version becomes the active one. Throws std::invalid_argument naming `name` on bad input.
+  // version becomes the active one. With a `lease` (on the model pool) both flat buffers come
+  // from it. Throws naming `name` on bad input or when the pool cannot give the buffers.
   DoubleBufferedReplica(const std::string& name, const PolicyFactory& make_policy,
-                        const msg::WeightsFrame& initial);
+                        const msg::WeightsFrame& initial,
+                        const std::shared_ptr<gpu::PoolLease>& lease = nullptr);
   ~DoubleBufferedReplica();
   DoubleBufferedReplica(const DoubleBufferedReplica&) = delete;
   DoubleBufferedReplica& operator=(const DoubleBufferedReplica&) = delete;
@@ -47,7 +52,8 @@ class DoubleBufferedReplica {
   struct Buffer;
   static std::unique_ptr<Buffer> make_buffer(const std::string& name,
                                              const PolicyFactory& make_policy,
-                                             const msg::WeightsFrame& initial);
+                                             const msg::WeightsFrame& initial,
+                                             const std::shared_ptr<gpu::PoolLease>& lease);
 
   std::unique_ptr<Buffer> first_, second_;
   Buffer* active_;

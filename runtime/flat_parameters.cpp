@@ -4,9 +4,28 @@
 #include <torch/nn/module.h>
 #include <torch/utils.h>
 
+#include <stdexcept>
+
+#include "gpu/pool_lease.hpp"
+
 namespace dvla {
 
-FlatParameters::FlatParameters(torch::nn::Module& module) {
+namespace {
+
+// `count` floats from `lease`, as a tensor whose storage returns them when it is freed.
+at::Tensor leased_floats(int64_t count, const std::shared_ptr<gpu::PoolLease>& lease) {
+  const auto bytes = static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(float);
+  auto block = lease->allocate_block(bytes);
+  if (!block) throw std::runtime_error(block.error().message());
+  // The deleter holds the lease: the storage may outlive this object (parameter views).
+  return at::from_blob(
+      *block, {count}, [lease](void* p) { lease->release_block(p); }, at::kFloat);
+}
+
+}  // namespace
+
+FlatParameters::FlatParameters(torch::nn::Module& module,
+                               const std::shared_ptr<gpu::PoolLease>& lease) {
   auto named = module.named_parameters(/*recurse=*/true);
   int64_t total = 0;
   for (const auto& p : named) {
@@ -17,7 +36,7 @@ FlatParameters::FlatParameters(torch::nn::Module& module) {
     total += p.value().numel();
     manifest_.push_back(std::move(e));
   }
-  flat_ = at::empty({total}, at::kFloat);
+  flat_ = lease ? leased_floats(total, lease) : at::empty({total}, at::kFloat);
   torch::NoGradGuard no_grad;
   size_t i = 0;
   for (auto& p : named) {

@@ -4,6 +4,7 @@
 // single contiguous copy, and the buffer is what a WeightUpdate message carries.
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <vector>
 
 #include "messages/weight_update.hpp"
@@ -15,11 +16,18 @@ class Module;
 
 namespace dvla {
 
+namespace gpu {
+class PoolLease;
+}
+
 class FlatParameters {
  public:
   // Re-homes the parameters of `module` (which must outlive this) into the flat buffer, keeping
-  // their values.
-  explicit FlatParameters(torch::nn::Module& module);
+  // their values. With a `lease` (on the model pool) the buffer comes from it and goes back to
+  // it when the last view of it is gone; a pool that cannot give it throws std::runtime_error
+  // naming the pool.
+  explicit FlatParameters(torch::nn::Module& module,
+                          const std::shared_ptr<gpu::PoolLease>& lease = nullptr);
 
   const at::Tensor& flat() const { return flat_; }
   const std::vector<msg::ParameterEntry>& manifest() const { return manifest_; }

@@ -4,12 +4,15 @@
 
 namespace dvla {
 
-ObservationBuffer::ObservationBuffer(const envs::EnvSpec& spec)
+ObservationBuffer::ObservationBuffer(const envs::EnvSpec& spec, std::pmr::memory_resource* memory)
     : state_shape_(spec.observation_shape),
       image_shape_(spec.image_shape),
       state_size_(spec.observation_size()),
       image_size_(spec.image_size()),
-      token_count_(spec.instruction_length) {}
+      token_count_(spec.instruction_length),
+      state_(memory),
+      images_(memory),
+      tokens_(memory) {}
 
 void ObservationBuffer::grow(int64_t rows) {
   if (static_cast<int64_t>(state_.size()) >= rows * state_size_) return;

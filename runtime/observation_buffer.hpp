@@ -2,6 +2,7 @@
 // ObservationBuffer: rows of observations (state, camera images, instruction tokens) laid out
 // back to back as the messages carry them, so a block of rows is one view with no repacking.
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "envs/batched_env.hpp"
@@ -11,7 +12,9 @@ namespace dvla {
 
 class ObservationBuffer {
  public:
-  explicit ObservationBuffer(const envs::EnvSpec& spec);
+  // The rows live in `memory` (a sampler's lease on the sim pool; by default the heap).
+  explicit ObservationBuffer(const envs::EnvSpec& spec,
+                             std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
   // Room for `rows` rows (their contents are overwritten by put()).
   void reserve_rows(int64_t rows);
@@ -37,9 +40,9 @@ class ObservationBuffer {
   std::vector<int64_t> state_shape_, image_shape_;
   int64_t state_size_, image_size_, token_count_;
   int64_t rows_ = 0;
-  std::vector<float> state_;
-  std::vector<uint8_t> images_;
-  std::vector<int32_t> tokens_;
+  std::pmr::vector<float> state_;
+  std::pmr::vector<uint8_t> images_;
+  std::pmr::vector<int32_t> tokens_;
 };
 
 }  // namespace dvla

@@ -34,6 +34,14 @@ struct ControlSummary {
   double last_us = 0, mean_us = 0, max_us = 0;
 };
 
+// One memory pool's figures (gpu/memory_pool.hpp's PoolStats, as plain data for the status).
+struct PoolSummary {
+  std::string name;
+  uint64_t budget = 0, reserved = 0, peak_reserved = 0, in_use = 0, peak_in_use = 0;
+  int64_t largest_free_block = -1;  // -1: the pool cannot say (CUDA)
+  uint64_t failed_requests = 0;
+};
+
 struct RunStatus {
   uint64_t env_steps = 0;
   double wall_seconds = 0;
@@ -51,7 +59,8 @@ struct RunStatus {
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
   ControlSummary control;
-  std::string last_checkpoint;  // directory of the newest checkpoint; empty: none
+  std::vector<PoolSummary> memory;  // the sim and model pools
+  std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not
 };

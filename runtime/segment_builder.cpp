@@ -6,12 +6,24 @@
 
 namespace dvla {
 
-SegmentBuilder::SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps)
+SegmentBuilder::SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps,
+                               std::pmr::memory_resource* memory)
     : envs_(envs),
       max_steps_(max_steps),
       action_dim_(spec.action.tensor_dim()),
-      observations_(spec),
-      finals_(spec) {
+      observations_(spec, memory),
+      finals_(spec, memory),
+      actions_(memory),
+      rewards_(memory),
+      log_probs_(memory),
+      values_(memory),
+      terminated_(memory),
+      truncated_(memory),
+      success_(memory),
+      versions_(memory),
+      final_indices_(memory),
+      valid_(memory),
+      ended_(memory) {
   if (envs < 1 || max_steps < 1)
     throw std::invalid_argument("a segment needs at least one env and one step");
   const auto cells = static_cast<size_t>(envs * max_steps);
@@ -101,8 +113,8 @@ msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
   s.log_probs = {log_probs_.data(), per_step};
   s.values = {values_.data(), per_step};
   s.bootstrap_values = {bootstrap_values, {envs_}};
-  s.policy_versions = versions_;
-  s.final_indices = final_indices_;
+  s.policy_versions.assign(versions_.begin(), versions_.end());
+  s.final_indices.assign(final_indices_.begin(), final_indices_.end());
   if (!final_indices_.empty())
     s.final_observations = finals_.view({static_cast<int64_t>(final_indices_.size())});
   if (episodic_) {

@@ -3,6 +3,7 @@
 // happens (what the policy saw and answered, what the env did) and builds the segment's frame once
 // the bootstrap values of the following observation are known.
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "envs/batched_env.hpp"
@@ -14,7 +15,9 @@ namespace dvla {
 
 class SegmentBuilder {
  public:
-  SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps);
+  // Its buffers live in `memory` (a sampler's lease on the sim pool; by default the heap).
+  SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t max_steps,
+                 std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
   // Records the first half of a step: what the envs of `before` observe (as sent to the policy)
   // and the policy's `answer`. Call before stepping the env, which overwrites its observations.
@@ -45,14 +48,14 @@ class SegmentBuilder {
   int64_t steps_ = 0;
   bool step_open_ = false;
   ObservationBuffer observations_, finals_;
-  std::vector<float> actions_, rewards_, log_probs_, values_;
-  std::vector<uint8_t> terminated_, truncated_, success_;
-  std::vector<uint64_t> versions_;
-  std::vector<uint32_t> final_indices_;
+  std::pmr::vector<float> actions_, rewards_, log_probs_, values_;
+  std::pmr::vector<uint8_t> terminated_, truncated_, success_;
+  std::pmr::vector<uint64_t> versions_;
+  std::pmr::vector<uint32_t> final_indices_;
   // Episodic collection only.
   bool episodic_ = false;
   std::vector<int32_t> groups_;
-  std::vector<uint8_t> valid_, ended_;
+  std::pmr::vector<uint8_t> valid_, ended_;
 };
 
 }  // namespace dvla

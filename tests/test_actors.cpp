@@ -13,6 +13,8 @@
 #include "actors/trainer.hpp"
 #include "actors/type_registry.hpp"
 #include "envs/cartpole.hpp"
+#include "gpu/host_pool.hpp"
+#include "gpu/pool_lease.hpp"
 #include "messages/all.hpp"
 #include "runtime/actor_critic.hpp"
 #include "runtime/double_buffered_replica.hpp"
@@ -150,6 +152,31 @@ TEST_CASE("staged weights stay out of the active policy until the swap, then act
   auto misfit = weights->stage(*msg::read(foreign_flat.to_frame(8)));
   REQUIRE_FALSE(misfit);
   CHECK(misfit.error().message().find("weight update does not fit this policy") == 0);
+}
+
+TEST_CASE("a replica's two flat buffers come from the model pool and go back with it") {
+  auto pool = std::make_shared<gpu::HostPool>("model", 1 << 20);
+  auto policy = tiny_policy()();
+  const auto bytes = static_cast<size_t>(FlatParameters(*policy).size()) * sizeof(float);
+  {
+    auto lease = std::make_shared<gpu::PoolLease>(pool, "inference/0");
+    DoubleBufferedReplica replica("inference/0", tiny_policy(), msg::WeightsFrame(), lease);
+    CHECK(pool->stats().in_use == 2 * bytes);
+    auto source = make_actor_critic(cartpole_spec(), {8}, 99);
+    REQUIRE(replica.stage(*msg::read(FlatParameters(*source).to_frame(3))));
+    CHECK(replica.swap_in_staged());
+    CHECK(replica.active_version() == 3);
+    CHECK(pool->stats().in_use == 2 * bytes);  // a swap moves no memory
+  }
+  CHECK(pool->stats().in_use == 0);
+  // Too small a pool: refused by name, not an abort.
+  auto tiny = std::make_shared<gpu::HostPool>("model", 64 << 10);
+  auto wide = [] { return make_actor_critic(cartpole_spec(), {256, 256}, 1); };  // ~1 MiB
+  CHECK_THROWS_WITH_AS(
+      DoubleBufferedReplica("inference/1", wide, msg::WeightsFrame(),
+                            std::make_shared<gpu::PoolLease>(tiny, "inference/1")),
+      doctest::Contains("weight buffer: inference/1: pool 'model' cannot allocate"),
+      std::runtime_error);
 }
 
 TEST_CASE(

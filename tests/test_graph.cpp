@@ -112,6 +112,36 @@ TEST_CASE("an actor that hangs ends the run with an error instead of a hang") {
   CHECK(result.error().message().find("the run made no progress for") != std::string::npos);
 }
 
+TEST_CASE("weights beyond the model pool's budget end the run with an error naming the pool") {
+  Config config;
+  config.run.max_env_steps = 10'000;
+  config.model.hidden = {1024, 1024};  // about 4 MiB of parameters
+  config.memory.model_mib = 1;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_FALSE(result);
+  MESSAGE(result.error().message());
+  CHECK(result.error().message().find("inference/0: pool 'model' cannot allocate") !=
+        std::string::npos);
+  CHECK(result.error().message().find("budget 1.0 MiB") != std::string::npos);
+}
+
+TEST_CASE("a run's actors draw from the sim and model pools, which the status reports") {
+  Config config;
+  config.run.max_env_steps = 20'000;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& pools = result->status.memory;
+  REQUIRE(pools.size() == 2);
+  CHECK(pools[0].name == "sim");
+  CHECK(pools[1].name == "model");
+  // Segment buffers of 2 samplers x 2 buffers; flat weights of the trainer and 2 per replica.
+  CHECK(pools[0].peak_in_use > 0);
+  CHECK(pools[1].peak_in_use >= 3 * 4 * (4 * 64 + 64 + 64 * 64 + 64 + 64 * 2 + 2 + 64 + 1));
+  CHECK(pools[0].budget == 2048u << 20);
+  CHECK(pools[0].failed_requests == 0);
+  CHECK(pools[1].failed_requests == 0);
+}
+
 TEST_CASE("a bad config is refused before anything starts") {
   Config config;
   config.graph.samplers = 0;

@@ -155,6 +155,11 @@ TEST_CASE("the process's two pools have their own budgets") {
   (*pools)->sim()->deallocate(*sim_block, 1536 * KiB);
   (*pools)->model()->deallocate(*model_block, 768 * KiB);
   CHECK_FALSE(MemoryPools::create({PoolKind::host, 0, 1 * MiB}));
+  auto too_small = MemoryPools::create({PoolKind::host, 1 * MiB, 1 * KiB});
+  REQUIRE_FALSE(too_small);
+  CHECK(too_small.error().message() ==
+        "pool 'model': a budget of 1.0 KiB is below the 64.0 KiB a pool needs for "
+        "itself");
 }
 
 TEST_CASE("CUDA pools: built where the toolkit is, refused with a reason where there is no GPU") {

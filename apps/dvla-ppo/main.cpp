@@ -24,6 +24,19 @@ using dvla::RunStatus;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+json memory_json(const std::vector<dvla::PoolSummary>& pools) {
+  json j = json::object();
+  for (const auto& p : pools)
+    j[p.name] = {{"budget", p.budget},
+                 {"reserved", p.reserved},
+                 {"peak_reserved", p.peak_reserved},
+                 {"in_use", p.in_use},
+                 {"peak_in_use", p.peak_in_use},
+                 {"largest_free_block", p.largest_free_block},
+                 {"failed_requests", p.failed_requests}};
+  return j;
+}
+
 json status_json(const RunStatus& s) {
   json j = {{"env_steps", s.env_steps},
             {"wall_seconds", s.wall_seconds},
@@ -43,6 +56,7 @@ json status_json(const RunStatus& s) {
               {"last", s.control.last_us},
               {"mean", s.control.mean_us},
               {"max", s.control.max_us}}},
+            {"memory_pools", memory_json(s.memory)},
             {"learner",
              {{"policy_loss", s.learner.policy_loss},
               {"value_loss", s.learner.value_loss},
@@ -214,6 +228,11 @@ int train(const dvla::apps::PpoOptions& options) {
       s.dropped_stale);
   fmt::print("{}\n{}\n", dvla::apps::lanes_line(result->lanes),
              dvla::apps::policy_lag_line(s.policy_lag_samples));
+  for (const auto& p : s.memory)
+    fmt::print(
+        "memory pool {}: peak {:.2f} MiB in use ({:.2f} MiB reserved) of {:.0f} MiB, {} failed\n",
+        p.name, p.peak_in_use / 1048576.0, p.peak_reserved / 1048576.0, p.budget / 1048576.0,
+        p.failed_requests);
   if (s.control.rounds > 0)
     fmt::print(
         "control round trips: {} (every actor acknowledged), mean {:.0f} us, max {:.0f} us\n",
