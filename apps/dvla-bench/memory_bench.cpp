@@ -13,6 +13,7 @@
 #include <random>
 
 #include "apps/dvla-bench/bench.hpp"
+#include "apps/dvla-bench/suite_settings.hpp"
 #include "gpu/memory_pools.hpp"
 
 namespace dvla::apps {
@@ -34,37 +35,23 @@ struct MemoryPattern {
 Expected<MemoryPattern> memory_pattern(const BenchOptions& options) {
   MemoryPattern p;
   for (const auto& [key, value] : options.settings) {
-    if (key == "kind") {
-      if (value != "host" && value != "cuda") return Error("memory: kind must be host or cuda");
-      p.kind = value == "cuda" ? gpu::PoolKind::cuda : gpu::PoolKind::host;
-      continue;
-    }
-    int64_t x = 0;
-    try {
-      x = std::stoll(value);
-    } catch (const std::exception&) {
-      return Error("memory: '" + key + "=" + value + "' needs a whole number");
-    }
-    if (x < 1) return Error("memory: " + key + " must be at least 1");
-    if (key == "weights_mib")
-      p.weights_mib = static_cast<size_t>(x);
-    else if (key == "sim_high_mib")
-      p.sim_high_mib = static_cast<size_t>(x);
-    else if (key == "sim_low_mib")
-      p.sim_low_mib = static_cast<size_t>(x);
-    else if (key == "cycles")
-      p.cycles = static_cast<int>(x);
-    else if (key == "seeds")
-      p.seeds = static_cast<int>(x);
-    else if (key == "long_lived_pct")
-      p.long_lived_pct = static_cast<int>(x);
-    else if (key == "long_lived_updates")
-      p.long_lived_updates = static_cast<int>(x);
-    else
-      return Error("memory: unknown setting '" + key +
-                   "' (kind, weights_mib, sim_high_mib, sim_low_mib, cycles, seeds)");
+    if (key != "kind") continue;
+    if (value != "host" && value != "cuda") return Error("kind must be host or cuda");
+    p.kind = value == "cuda" ? gpu::PoolKind::cuda : gpu::PoolKind::host;
   }
-  if (p.sim_low_mib > p.sim_high_mib) return Error("memory: sim_low_mib above sim_high_mib");
+  auto size = [](size_t& field) { return [&field](int64_t x) { field = static_cast<size_t>(x); }; };
+  auto count = [](int& field) { return [&field](int64_t x) { field = static_cast<int>(x); }; };
+  auto set = apply_whole_settings(options.settings,
+                                  {{"weights_mib", size(p.weights_mib)},
+                                   {"sim_high_mib", size(p.sim_high_mib)},
+                                   {"sim_low_mib", size(p.sim_low_mib)},
+                                   {"cycles", count(p.cycles)},
+                                   {"seeds", count(p.seeds)},
+                                   {"long_lived_pct", count(p.long_lived_pct)},
+                                   {"long_lived_updates", count(p.long_lived_updates)}},
+                                  {"kind"});
+  if (!set) return set.error();
+  if (p.sim_low_mib > p.sim_high_mib) return Error("sim_low_mib is above sim_high_mib");
   return p;
 }
 

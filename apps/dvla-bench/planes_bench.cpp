@@ -21,6 +21,7 @@
 #include "apps/dvla-bench/bench.hpp"
 #include "apps/dvla-bench/child_process.hpp"
 #include "apps/dvla-bench/planes_actors.hpp"
+#include "apps/dvla-bench/suite_settings.hpp"
 #include "messages/control_command.hpp"
 
 namespace dvla::apps {
@@ -40,28 +41,15 @@ struct FloodSetup {
 
 Expected<FloodSetup> flood_setup(const BenchOptions& options) {
   FloodSetup f;
-  for (const auto& [key, value] : options.settings) {
-    int64_t x = 0;
-    try {
-      x = std::stoll(value);
-    } catch (const std::exception&) {
-      return Error("planes: '" + key + "=" + value + "' needs a whole number");
-    }
-    if (x < 1) return Error("planes: " + key + " must be at least 1");
-    if (key == "sources")
-      f.sources = static_cast<int>(x);
-    else if (key == "credits")
-      f.credits = static_cast<int>(x);
-    else if (key == "segment_kib")
-      f.segment_bytes = static_cast<size_t>(x) * 1024;
-    else if (key == "work_us")
-      f.work_us = x;
-    else if (key == "rounds")
-      f.rounds = static_cast<int>(x);
-    else
-      return Error("planes: unknown setting '" + key +
-                   "' (sources, credits, segment_kib, work_us, rounds)");
-  }
+  auto count = [](int& field) { return [&field](int64_t x) { field = static_cast<int>(x); }; };
+  auto set = apply_whole_settings(
+      options.settings,
+      {{"sources", count(f.sources)},
+       {"credits", count(f.credits)},
+       {"segment_kib", [&f](int64_t x) { f.segment_bytes = static_cast<size_t>(x) * 1024; }},
+       {"work_us", [&f](int64_t x) { f.work_us = x; }},
+       {"rounds", count(f.rounds)}});
+  if (!set) return set.error();
   return f;
 }
 
