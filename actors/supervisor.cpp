@@ -47,7 +47,6 @@ struct SupervisorState {
   evaluator_actor evaluator;               // null unless eval.every > 0
   std::vector<ControlEndpoint> endpoints;  // the control plane's door to each lane actor
   uint64_t control_requests = 0;           // ids of control commands
-  bool pinging = false;                    // a ping round is out
   double control_rtt_sum_us = 0;
   std::vector<caf::actor> children;  // every actor of the graph, for shutdown
   std::map<caf::actor_addr, std::string> names;
@@ -245,6 +244,7 @@ void control_round(self_ptr self, msg::Command kind, std::function<void(double)>
                        .count());
             },
             [self, name = e->name, kind](caf::error& err) {
+              if (self->state.stopping) return;  // the graph is being taken down
               fail(self, name + " did not acknowledge '" + std::string(msg::command_name(kind)) +
                              "': " + describe(err));
             });

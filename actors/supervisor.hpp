@@ -10,6 +10,11 @@
 //   checkpoint_atom  -> std::string, WeightsFrame: a checkpoint of the latest version (its
 //                       directory) and its weights
 //   shutdown_atom       stops every actor of the graph, then the supervisor
+//   ControlFrame     -> uint64_t request id, once every actor it concerns has acknowledged: ping
+//                       (every control endpoint), pause and resume (samplers), checkpoint, shutdown
+//
+// Every lane actor has a control endpoint (actors/control_endpoint.hpp) that the supervisor pings
+// every control.ping_interval_s; the round trips go into the status.
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 

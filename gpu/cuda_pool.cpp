@@ -90,6 +90,10 @@ int cuda_device_count() {
   return n;
 }
 
+void cuda_synchronize(int device) {
+  if (cudaSetDevice(device) == cudaSuccess) cudaDeviceSynchronize();
+}
+
 Expected<std::shared_ptr<MemoryPool>> make_cuda_pool(const std::string& name, size_t budget,
                                                      size_t release_threshold, int device) {
   const int devices = cuda_device_count();

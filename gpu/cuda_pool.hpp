@@ -15,6 +15,9 @@ namespace dvla::gpu {
 // Devices the CUDA runtime sees; 0 without a driver or a GPU (never an error).
 int cuda_device_count();
 
+// Waits until everything queued on `device` (every stream) has run.
+void cuda_synchronize(int device = 0);
+
 // Builds a CUDA pool on `device`, or says why it cannot (no device, pool creation failed).
 Expected<std::shared_ptr<MemoryPool>> make_cuda_pool(const std::string& name, size_t budget,
                                                      size_t release_threshold, int device = 0);

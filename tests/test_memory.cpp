@@ -194,6 +194,7 @@ TEST_CASE("CUDA pools: built where the toolkit is, refused with a reason where t
   auto buffer = model.allocate(1024 * sizeof(float));
   REQUIRE(buffer);
   CHECK((*nccl)->broadcast({static_cast<float*>(*buffer)}, 1024, 0, {nullptr}));
+  cuda_synchronize(0);  // the broadcast ran on another stream than the pool's
   model.deallocate(*buffer, 1024 * sizeof(float));
 #endif
 }
