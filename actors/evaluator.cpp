@@ -30,7 +30,7 @@ void build(EvaluatorState& s) {
   s.policy = s.setup.make_policy(s.env->spec());
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
-  s.parameters = std::make_unique<FlatParameters>(*s.policy);
+  s.parameters = std::make_unique<FlatParameters>(*s.policy, s.setup.model_lease);
 }
 
 caf::result<msg::MetricsFrame> evaluate(self_ptr self, const msg::WeightsFrame& frame) {

@@ -13,6 +13,9 @@
 
 namespace dvla {
 class Policy;
+namespace gpu {
+class PoolLease;
+}
 }
 
 namespace dvla::actors {
@@ -23,6 +26,8 @@ struct EvaluatorSetup {
   std::function<std::shared_ptr<Policy>(const envs::EnvSpec&)> make_policy;
   uint64_t seed = 1;
   int torch_threads = 1;  // LibTorch intra-op threads of its forward passes
+  // Its lease on the model pool: its policy's flat buffer comes from it. Null: the heap.
+  std::shared_ptr<gpu::PoolLease> model_lease;
 };
 
 // Detached: an evaluation runs on a thread of its own, beside training.

@@ -176,6 +176,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
     e.make_policy = parts.make_policy;
     e.seed = c.run.seed;
     e.torch_threads = c.graph.torch_threads;
+    e.model_lease = model_lease(s, e.name);
     s.evaluator = watch(self, spawn_evaluator(sys, e), e.name);
   }
 
