@@ -27,7 +27,7 @@ struct PoolStats {
   size_t peak_reserved = 0;
   size_t in_use = 0;  // handed out to callers now
   size_t peak_in_use = 0;
-  int64_t largest_free_block = -1;  // the largest request that can still succeed; -1: unknown
+  int64_t largest_free_block = -1;  // the largest block still free in one piece; -1: unknown
   uint64_t allocations = 0;
   uint64_t failed_requests = 0;
 };
