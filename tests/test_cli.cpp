@@ -85,12 +85,19 @@ TEST_CASE("--json ends stdout with one JSON object holding the summary") {
           "--trace test_cli_trace.json");
   REQUIRE(o.status == 0);
   auto summary = nlohmann::json::parse(last_line(o.output));
-  for (const char* key :
-       {"env_steps", "wall_seconds", "steps_per_second", "eval_mean_return", "policy_lag_mean",
-        "policy_lag_distribution", "lane_busy", "dropped_stale", "version"})
+  for (const char* key : {"env_steps", "wall_seconds", "steps_per_second", "eval_mean_return",
+                          "policy_lag_mean", "policy_lag_distribution", "lane_busy",
+                          "dropped_stale", "version", "control_rtt_us", "memory_pools"})
     CHECK_MESSAGE(summary.contains(key), key);
   for (const char* lane : {"sampling", "inference", "training", "distribution"})
     CHECK_MESSAGE(summary["lane_busy"].contains(lane), lane);
+  for (const char* pool : {"sim", "model"}) {
+    REQUIRE_MESSAGE(summary["memory_pools"].contains(pool), pool);
+    CHECK(summary["memory_pools"][pool]["budget"].get<uint64_t>() == 2048u << 20);
+    CHECK(summary["memory_pools"][pool]["peak_in_use"].get<uint64_t>() > 0);
+    CHECK(summary["memory_pools"][pool]["failed_requests"].get<uint64_t>() == 0);
+  }
+  CHECK(o.output.find("memory pool model: peak") != std::string::npos);
   CHECK(o.output.find("lanes busy: sampling") != std::string::npos);
   std::ifstream trace("test_cli_trace.json");
   CHECK(nlohmann::json::parse(trace)["traceEvents"].size() > 10);
