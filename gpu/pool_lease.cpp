@@ -46,7 +46,7 @@ size_t PoolLease::held_blocks() const {
 
 void* PoolLease::do_allocate(size_t bytes, size_t alignment) {
   auto block = allocate_block(bytes, alignment);
-  if (!block) throw std::bad_alloc();
+  if (!block) throw PoolExhausted(block.error().message());
   return *block;
 }
 

@@ -7,12 +7,24 @@
 #include <memory>
 #include <memory_resource>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 
 #include "gpu/memory_pool.hpp"
 
 namespace dvla::gpu {
+
+// What a lease throws where the pmr contract needs an exception: a std::bad_alloc whose what()
+// is the pool's sentence (holder, pool, request, budget).
+class PoolExhausted : public std::bad_alloc {
+ public:
+  explicit PoolExhausted(std::string why) : why_(std::move(why)) {}
+  const char* what() const noexcept override { return why_.c_str(); }
+
+ private:
+  std::string why_;
+};
 
 class PoolLease final : public std::pmr::memory_resource {
  public:
@@ -32,7 +44,7 @@ class PoolLease final : public std::pmr::memory_resource {
   const std::string& holder() const { return holder_; }
 
  private:
-  void* do_allocate(size_t bytes, size_t alignment) override;  // throws std::bad_alloc
+  void* do_allocate(size_t bytes, size_t alignment) override;  // throws PoolExhausted
   void do_deallocate(void* p, size_t bytes, size_t alignment) override;
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
     return this == &other;

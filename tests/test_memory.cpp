@@ -103,6 +103,10 @@ TEST_CASE("a lease gives back what its holder still has when it ends") {
     std::pmr::vector<float> v(&lease);
     v.resize(1000);
     CHECK(lease.held_blocks() == 2);
+    // Through pmr, a refusal is a std::bad_alloc that still says which pool and why.
+    CHECK_THROWS_WITH_AS(v.resize(4 * MiB),
+                         doctest::Contains("sampler/0: pool 'sim' cannot allocate"),
+                         std::bad_alloc);
   }
   CHECK(pool->stats().in_use == 0);
 }
