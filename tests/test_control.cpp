@@ -127,7 +127,7 @@ TEST_CASE("control rounds reach every actor: pause stops the samplers, resume re
   REQUIRE_MESSAGE(paused, e1);
   CHECK(*paused == 7);
   // Steps already under way when the order arrived are reported; then nothing moves.
-  const auto settled = steps_after(std::chrono::milliseconds(300));
+  const auto settled = steps_after(std::chrono::milliseconds(1000));
   CHECK(steps_after(std::chrono::milliseconds(500)) == settled);
 
   auto [resumed, e2] = order(self, supervisor, command(msg::Command::resume, 8));
