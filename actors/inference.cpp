@@ -31,6 +31,7 @@ struct InferenceState {
   std::vector<Request> pending;
   bool flush_scheduled = false;
   at::Generator generator;
+  at::Device device = at::kCPU;  // where the replica's policies compute
 };
 
 // One forward pass over every waiting request; each gets its own rows back.
@@ -44,11 +45,16 @@ void flush(InferenceState& s) {
   std::vector<PolicyInput> parts;
   for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
   // The observations are copied once, from the requests' frames into one batch.
-  const auto input = concatenate(parts);
+  // On a GPU, the batch goes there and the answers come back (on the host, no move at all).
+  auto to_host = [&s](const at::Tensor& t) {
+    return (s.device.is_cpu() ? t : t.to(at::kCPU)).contiguous();
+  };
+  auto input = concatenate(parts);
+  if (!s.device.is_cpu()) input = input.to(s.device);
   const auto answer = s.setup.weights->active().act(input, /*deterministic=*/false, s.generator);
-  const auto actions = answer.actions.contiguous();
-  const auto log_probs = answer.log_probs.contiguous();
-  const auto values = answer.values.contiguous();
+  const auto actions = to_host(answer.actions);
+  const auto log_probs = to_host(answer.log_probs);
+  const auto values = to_host(answer.values);
   const int64_t action_dim = actions.size(1);
   int64_t row = 0;
   for (auto& r : s.pending) {
@@ -73,6 +79,7 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
   s.setup = std::move(setup);
   if (!s.setup.weights) throw std::invalid_argument(s.setup.name + ": no weight buffers");
   use_intra_op_threads(s.setup.torch_threads);
+  s.device = device_of(s.setup.weights->active());
   s.generator = at::make_generator<at::CPUGeneratorImpl>(s.setup.seed);
   return {
       [self](const msg::ObservationFrame& frame) -> caf::result<msg::ActionFrame> {

@@ -183,7 +183,10 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   // The KL term's reference: the starting policy's log-probabilities of the batch's actions.
   if (s.reference && batch.size() > 0) {
     torch::NoGradGuard no_grad;
-    batch.reference_log_probs = s.reference->evaluate(batch.inputs, batch.actions).log_probs;
+    const auto device = device_of(*s.reference);
+    batch.reference_log_probs =
+        s.reference->evaluate(batch.inputs.to(device), batch.actions.to(device))
+            .log_probs.to(at::kCPU);
   }
   s.batch_lag = batch.policy_lag;
   s.learner->begin(std::move(batch));

@@ -1,5 +1,6 @@
 #include "actors/training.hpp"
 
+#include <torch/cuda.h>
 #include <torch/utils.h>
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
@@ -123,6 +124,10 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   if (!config.run.trace.empty())
     if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
       return writable.error();
+  if (config.model.device == "cuda" && !torch::cuda::is_available())
+    return Error(
+        "model.device=cuda: this LibTorch sees no CUDA device (it was built without CUDA, as "
+        "Debian's is, or there is no GPU); docs/gpu.md says how to build against a CUDA LibTorch");
   // The process's two memory pools: the samplers' leases on sim, the model's on model.
   constexpr size_t MiB = size_t{1} << 20;
   auto pools = gpu::MemoryPools::create({gpu::PoolKind::host,

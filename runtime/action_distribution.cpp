@@ -13,6 +13,13 @@ ActionDistribution::ActionDistribution(const envs::ActionSpace& space, at::Tenso
 }
 
 at::Tensor ActionDistribution::sample(at::Generator& generator) const {
+  if (params_.device() != generator.device()) {
+    // A host generator cannot draw on a GPU: draw on its device from the same (small) parameters.
+    ActionDistribution there = *this;
+    there.params_ = params_.to(generator.device());
+    if (log_std_.defined()) there.log_std_ = log_std_.to(generator.device());
+    return there.sample(generator).to(params_.device());
+  }
   if (discrete_) return at::multinomial(params_.exp(), 1, true, generator).to(at::kFloat);
   return at::normal(params_, log_std_.exp().expand_as(params_), generator);
 }

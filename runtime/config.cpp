@@ -114,6 +114,10 @@ std::vector<Field> fields(Config& c) {
        "checkpoint directory (or weights file) the policy starts from, e.g. an SFT checkpoint "
        "(empty: fresh parameters from the seed)",
        &c.model.init},
+      {"model.device",
+       "where policies compute: cpu | cuda (cuda needs a LibTorch built with CUDA and a GPU; "
+       "docs/gpu.md)",
+       &c.model.device},
       {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
@@ -323,6 +327,8 @@ Status validate(const Config& c) {
   if (c.model.policy == "torchscript" && c.model.torchscript.empty())
     return fail("model.policy torchscript needs model.torchscript, the module's file");
   if (c.model.hidden.empty()) return fail("model.hidden needs at least one layer");
+  if (c.model.device != "cpu" && c.model.device != "cuda")
+    return fail("model.device '" + c.model.device + "' is not cpu or cuda");
   for (auto h : c.model.hidden)
     if (h < 1) return fail("model.hidden widths must be positive");
   const auto& p = c.ppo;

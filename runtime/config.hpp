@@ -49,6 +49,7 @@ struct ModelConfig {
   std::string preset = "small";            // vla: tiny | small | base | large
   std::string torchscript;                 // torchscript: path of the module file
   std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed
+  std::string device = "cpu";  // where policies compute: cpu | cuda
 };
 
 // The process's memory pools (gpu/memory_pools.hpp): host arenas reserved at these sizes

@@ -24,13 +24,15 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   // Each env runs one episode: its task is the one it starts with.
   const std::vector<int32_t> tasks = env.output().task_ids;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // unused: deterministic
+  const auto device = device_of(policy);
   std::vector<bool> done(static_cast<size_t>(episodes), false);
   int remaining = episodes;
   double length_sum = 0, successes = 0;
   result.returns.assign(static_cast<size_t>(episodes), 0.f);
   while (remaining > 0) {
-    const auto input = policy_input(env.output(), spec);
-    const auto actions = policy.act(input, /*deterministic=*/true, generator).actions.contiguous();
+    const auto input = policy_input(env.output(), spec).to(device);
+    const auto actions =
+        policy.act(input, /*deterministic=*/true, generator).actions.to(at::kCPU).contiguous();
     env.step(actions.data_ptr<float>());
     for (size_t i = 0; i < done.size(); ++i) {
       if (done[i] || !env.output().episode_ended(i)) continue;

@@ -36,7 +36,12 @@ FlatParameters::FlatParameters(torch::nn::Module& module,
     total += p.value().numel();
     manifest_.push_back(std::move(e));
   }
-  flat_ = lease ? leased_floats(total, lease) : at::empty({total}, at::kFloat);
+  // On a GPU the buffer is LibTorch's there (the host pools cannot serve it).
+  const auto device = named.is_empty() ? at::Device(at::kCPU) : named[0].value().device();
+  if (!device.is_cpu())
+    flat_ = at::empty({total}, at::TensorOptions().dtype(at::kFloat).device(device));
+  else
+    flat_ = lease ? leased_floats(total, lease) : at::empty({total}, at::kFloat);
   torch::NoGradGuard no_grad;
   size_t i = 0;
   for (auto& p : named) {
@@ -52,7 +57,8 @@ msg::WeightsFrame FlatParameters::to_frame(uint64_t version) const {
   msg::WeightUpdate u;
   u.version = version;
   u.manifest = manifest_;
-  u.flat = {flat_.data_ptr<float>(), {flat_.numel()}};
+  const auto host = flat_.to(at::kCPU);  // the same tensor when it is on the host
+  u.flat = {host.data_ptr<float>(), {host.numel()}};
   return msg::build(u);
 }
 

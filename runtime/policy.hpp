@@ -17,7 +17,11 @@ struct PolicyInput {
   int64_t size() const { return state.size(0); }
   PolicyInput index_select(const torch::Tensor& rows) const;
   PolicyInput slice(int64_t begin, int64_t end) const;
+  PolicyInput to(const at::Device& device) const;  // the same tensors there (no copy if there)
 };
+
+// Where a module's parameters are (the host for one without parameters).
+at::Device device_of(const torch::nn::Module& module);
 
 struct PolicyActions {
   torch::Tensor actions;    // [N, action tensor dim] float32; a discrete action is its index

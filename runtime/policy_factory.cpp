@@ -7,8 +7,10 @@
 
 namespace dvla {
 
-Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const envs::EnvSpec& spec,
-                                              uint64_t seed) {
+namespace {
+
+Expected<std::shared_ptr<Policy>> build(const ModelConfig& model, const envs::EnvSpec& spec,
+                                       uint64_t seed) {
   std::string kind = model.policy;
   if (kind == "auto") kind = spec.image_size() > 0 || spec.instruction_length > 0 ? "vla" : "mlp";
   if (kind == "mlp") return make_actor_critic(spec, model.hidden, seed);
@@ -20,6 +22,16 @@ Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const en
   if (kind == "torchscript") return load_torchscript_policy(model.torchscript, spec);
   if (kind == "null") return std::shared_ptr<Policy>(std::make_shared<NullPolicy>(spec));
   return Error("model.policy '" + kind + "' is not available here");
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const envs::EnvSpec& spec,
+                                              uint64_t seed) {
+  auto policy = build(model, spec, seed);
+  // Every copy of the policy (trainer, replicas, evaluator) computes on model.device.
+  if (policy && model.device == "cuda") (*policy)->to(at::Device(at::kCUDA));
+  return policy;
 }
 
 }  // namespace dvla

@@ -30,6 +30,16 @@ PolicyInput PolicyInput::index_select(const at::Tensor& rows) const {
   return p;
 }
 
+PolicyInput PolicyInput::to(const at::Device& device) const {
+  auto move = [&](const at::Tensor& t) { return t.defined() ? t.to(device) : t; };
+  return {move(state), move(images), move(tokens)};
+}
+
+at::Device device_of(const torch::nn::Module& module) {
+  const auto parameters = module.parameters(/*recurse=*/true);
+  return parameters.empty() ? at::Device(at::kCPU) : parameters.front().device();
+}
+
 PolicyInput PolicyInput::slice(int64_t begin, int64_t end) const {
   PolicyInput p;
   p.state = state.slice(0, begin, end);

@@ -38,7 +38,8 @@ PpoLearner::PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed)
       config_(config),
       optimizer_(std::make_unique<torch::optim::Adam>(
           policy.parameters(), torch::optim::AdamOptions(config.learning_rate).eps(1e-5))),
-      generator_(at::make_generator<at::CPUGeneratorImpl>(seed)) {}
+      generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
+      device_(device_of(policy)) {}
 
 PpoLearner::~PpoLearner() = default;
 
@@ -80,16 +81,18 @@ bool PpoLearner::step() {
   if (!updating_) return false;
   const int64_t n = batch_.size();
   const int64_t mb = std::min<int64_t>(config_.minibatch_size, n);
+  // The batch stays on the host; each minibatch goes to the policy's device (a no-op on the host).
+  const auto& device = device_;
   const auto idx = order_.narrow(0, next_, mb);
-  auto adv = batch_.advantages.index_select(0, idx);
+  auto rows = [&](const at::Tensor& t) { return t.index_select(0, idx).to(device); };
+  auto adv = rows(batch_.advantages);
   if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
   const auto now =
-      policy_.evaluate(batch_.inputs.index_select(idx), batch_.actions.index_select(0, idx));
-  const auto reference = batch_.reference_log_probs.defined()
-                             ? batch_.reference_log_probs.index_select(0, idx)
-                             : at::Tensor();
-  const auto loss = ppo_loss(now, batch_.log_probs.index_select(0, idx), adv,
-                             batch_.returns.index_select(0, idx), config_, reference);
+      policy_.evaluate(batch_.inputs.index_select(idx).to(device), rows(batch_.actions));
+  const auto reference =
+      batch_.reference_log_probs.defined() ? rows(batch_.reference_log_probs) : at::Tensor();
+  const auto loss =
+      ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_, reference);
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);

@@ -67,6 +67,7 @@ class PpoLearner {
   PpoConfig config_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   at::Generator generator_;  // minibatch shuffling
+  at::Device device_;        // the policy's: where minibatches are moved
   // The update in progress: its batch, the epoch's sample order and where in it the next
   // minibatch starts.
   TrainingBatch batch_;

@@ -21,7 +21,8 @@ std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& pol
   std::vector<float> out(static_cast<size_t>(s.steps() * s.envs()), 0.f);
   if (s.final_indices.empty()) return out;
   torch::NoGradGuard no_grad;
-  const auto v = policy.value(policy_input(s.final_observations, 1)).contiguous();
+  const auto input = policy_input(s.final_observations, 1).to(device_of(policy));
+  const auto v = policy.value(input).to(at::kCPU).contiguous();
   const float* pv = v.data_ptr<float>();
   for (size_t k = 0; k < s.final_indices.size(); ++k) out[s.final_indices[k]] = pv[k];
   return out;

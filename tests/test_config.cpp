@@ -84,4 +84,10 @@ TEST_CASE("validation names the setting that is out of range") {
   c = Config{};
   c.run.checkpoint_keep = 0;
   CHECK(validate(c).error().message() == "invalid config: checkpoint.keep must be at least 1");
+  c = Config{};
+  c.model.device = "tpu";
+  CHECK(validate(c).error().message() == "invalid config: model.device 'tpu' is not cpu or cuda");
+  c = Config{};
+  c.memory.model_mib = 0;
+  CHECK(validate(c).error().message() == "invalid config: memory.model_mib must be at least 1");
 }

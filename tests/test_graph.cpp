@@ -3,6 +3,8 @@
 // instead of a hang.
 #include "tests/doctest_with_torch.hpp"
 
+#include <torch/cuda.h>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -140,6 +142,25 @@ TEST_CASE("a run's actors draw from the sim and model pools, which the status re
   CHECK(pools[0].budget == 2048u << 20);
   CHECK(pools[0].failed_requests == 0);
   CHECK(pools[1].failed_requests == 0);
+}
+
+TEST_CASE("model.device=cuda trains on the GPU where LibTorch has one, and is refused elsewhere") {
+  Config config;
+  config.model.device = "cuda";
+  config.run.max_env_steps = 20'000;
+  auto result = train(config, default_graph_parts(config));
+  if (!torch::cuda::is_available()) {
+    REQUIRE_FALSE(result);
+    CHECK(result.error().message().find("model.device=cuda: this LibTorch sees no CUDA device") ==
+          0);
+    return;
+  }
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->status.env_steps >= 20'000);
+  CHECK(result->status.version > 0);
+  auto eval = evaluate_weights(default_graph_parts(config), config, result->weights);
+  REQUIRE_MESSAGE(eval, eval.error().message());
+  MESSAGE("CartPole on the GPU: eval mean return ", eval->mean_return, " after 20k env steps");
 }
 
 TEST_CASE("a bad config is refused before anything starts") {
