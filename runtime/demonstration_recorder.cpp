@@ -1,6 +1,7 @@
 #include "runtime/demonstration_recorder.hpp"
 
 #include <algorithm>
+#include <random>
 
 #include "envs/tabletop/scripted_expert.hpp"
 #include "envs/tabletop/tabletop_batch.hpp"
@@ -15,6 +16,14 @@ namespace {
 
 constexpr size_t batch_envs = 8;
 
+// Adds noise to the executed translation (0-2) and yaw (5); the gripper command stays the
+// expert's.
+void perturb(float* action, double stddev, std::mt19937_64& rng) {
+  if (stddev <= 0) return;
+  std::normal_distribution<float> noise(0.f, static_cast<float>(stddev));
+  for (int k : {0, 1, 2, 5}) action[k] = std::clamp(action[k] + noise(rng), -1.f, 1.f);
+}
+
 struct Episode {
   InitialState start;
   std::unique_ptr<ObservationBuffer> observations;
@@ -25,18 +34,23 @@ struct Episode {
 }  // namespace
 
 Expected<RecordingSummary> record_scripted_demonstrations(
-    const TabletopConfig& config, int per_task, uint64_t seed, const std::string& path,
-    bool successes_only, const std::function<void(const RecordingSummary&)>& progress) {
+    const TabletopConfig& config, const RecordingOptions& options, const std::string& path,
+    const std::function<void(const RecordingSummary&)>& progress) {
+  if (!(options.action_noise >= 0))
+    return Error("action noise must be zero or positive, got " +
+                 std::to_string(options.action_noise));
   auto s = suite(config.suite);
   if (!s) return s.error();
   std::vector<InitialState> starts;
   for (const auto& task : s->train_tasks)
-    for (int i = 0; i < per_task; ++i)
-      starts.push_back(training_start(task, seed + static_cast<uint64_t>(i)));
+    for (int i = 0; i < options.per_task; ++i)
+      starts.push_back(training_start(task, options.seed + static_cast<uint64_t>(i)));
   msg::DatasetHeader header;
   header.env = "tabletop";
   header.suite = config.suite;
-  header.source = "scripted";
+  header.source = options.action_noise > 0
+                      ? "scripted, action noise " + std::to_string(options.action_noise)
+                      : "scripted";
   header.image_size = static_cast<uint32_t>(config.image_size);
   header.front_camera = config.front_camera;
   header.wrist_camera = config.wrist_camera;
@@ -44,6 +58,7 @@ Expected<RecordingSummary> record_scripted_demonstrations(
   if (!writer) return writer.error();
 
   RecordingSummary summary;
+  std::mt19937_64 rng(options.seed);
   const size_t n = std::min(batch_envs, starts.size());
   TabletopBatch batch(config, n);
   for (size_t first = 0; first < starts.size(); first += n) {
@@ -66,6 +81,7 @@ Expected<RecordingSummary> record_scripted_demonstrations(
       for (size_t i = 0; i < n; ++i) {
         const auto a = experts[i].act(batch.env(i).state());
         std::copy(a.begin(), a.end(), actions.begin() + i * action_size);
+        perturb(actions.data() + i * action_size, options.action_noise, rng);
         if (episodes[i].done) continue;
         episodes[i].observations->append(batch.output(), i);
         episodes[i].actions.insert(episodes[i].actions.end(), a.begin(), a.end());
@@ -80,7 +96,7 @@ Expected<RecordingSummary> record_scripted_demonstrations(
         summary.steps += steps;
         ++summary.episodes;
         summary.successes += e.success;
-        if (e.success || !successes_only) {
+        if (e.success || !options.successes_only) {
           msg::Demonstration demo;
           demo.task = task_name(e.start.task);
           demo.instruction = instruction(e.start.task);

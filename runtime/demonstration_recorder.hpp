@@ -15,12 +15,21 @@ struct RecordingSummary {
   long steps = 0;
 };
 
-// `per_task` episodes of every training task of config.suite, from training starts drawn from
-// `seed`, acted by the scripted expert; written to `path` (only successful ones when
-// `successes_only`). `progress` hears each finished episode.
+struct RecordingOptions {
+  int per_task = 10;           // episodes of every training task
+  uint64_t seed = 1;           // training starts are drawn from it
+  bool successes_only = true;  // write only episodes that succeeded
+  // DART-style noise: the env executes the expert's action plus Gaussian noise of this standard
+  // deviation on the translation and yaw dimensions, the dataset records the expert's own action.
+  // The expert corrects the drift, so the demonstrations show how to recover from small errors
+  // (a cloned policy drifts off the expert's states as soon as it acts).
+  double action_noise = 0.0;
+};
+
+// `options.per_task` episodes of every training task of config.suite, acted by the scripted
+// expert, written to `path`. `progress` hears each finished episode.
 Expected<RecordingSummary> record_scripted_demonstrations(
-    const envs::tabletop::TabletopConfig& config, int per_task, uint64_t seed,
-    const std::string& path, bool successes_only,
-    const std::function<void(const RecordingSummary&)>& progress = {});
+    const envs::tabletop::TabletopConfig& config, const RecordingOptions& options,
+    const std::string& path, const std::function<void(const RecordingSummary&)>& progress = {});
 
 }  // namespace dvla

@@ -8,6 +8,7 @@ packages=(
   libcaf-dev libssl-dev                     # actors (CAF 0.17.6: core, io, openssl)
   libcapnp-dev capnproto                    # messages
   libtorch-dev libopenblas0-pthread         # learning; OpenBLAS replaces the slow reference BLAS
+  libtcmalloc-minimal4                      # malloc that keeps LibTorch's large tensors mapped
   libfmt-dev doctest-dev nlohmann-json3-dev # formatting, tests, JSON output
   libhwloc-dev                              # node topology
   libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output

@@ -37,7 +37,7 @@ envs::tabletop::TabletopConfig small_cameras() {
 const std::string& dataset() {
   static const std::string path = [] {
     const std::string p = "test_sft_demos.dvla";
-    auto r = record_scripted_demonstrations(small_cameras(), 1, 7, p, true);
+    auto r = record_scripted_demonstrations(small_cameras(), {1, 7, true, 0.0}, p);
     REQUIRE_MESSAGE(r, r.error().message());
     return p;
   }();
@@ -71,6 +71,46 @@ TEST_CASE("a recorded dataset reads back intact, and damage is named") {
   auto missing = read_demonstrations("no/such.dvla");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message() == "cannot read dataset 'no/such.dvla'");
+}
+
+namespace {
+
+// Replays a demonstration's recorded actions from its initial state and returns the largest
+// difference between the proprioception seen then and the one recorded.
+float replay_drift(const msg::Demonstration& d) {
+  envs::tabletop::TabletopBatch batch(small_cameras(), 1);
+  const auto task = envs::tabletop::parse_task(d.task);
+  REQUIRE_MESSAGE(task, task.error().message());
+  batch.reset_to({{*task, d.layout_seed}});
+  const auto width = static_cast<size_t>(d.observations.state.shape[1]);
+  float drift = 0;
+  for (int64_t t = 0; t < d.steps(); ++t) {
+    const float* recorded = d.observations.state.data + t * width;
+    for (size_t k = 0; k < width; ++k)
+      drift = std::max(drift, std::abs(batch.output().observations[k] - recorded[k]));
+    batch.step(d.actions.data + t * 7);
+  }
+  return drift;
+}
+
+}  // namespace
+
+TEST_CASE("noisy recording executes perturbed actions and keeps the expert's") {
+  // Without noise the recorded actions are the executed ones: a replay retraces the episode.
+  auto clean = read_demonstrations(dataset());
+  REQUIRE(clean);
+  for (const auto& d : clean->episodes) CHECK(replay_drift(d) == 0.f);
+  // With noise the env executed something else than the file holds: the replay drifts away.
+  const std::string path = "test_sft_noisy.dvla";
+  auto r = record_scripted_demonstrations(small_cameras(), {1, 7, false, 0.3}, path);
+  REQUIRE_MESSAGE(r, r.error().message());
+  auto noisy = read_demonstrations(path);
+  REQUIRE(noisy);
+  REQUIRE(noisy->episodes.size() == 3);
+  for (const auto& d : noisy->episodes) CHECK(replay_drift(d) > 1e-3f);
+  auto refused = record_scripted_demonstrations(small_cameras(), {1, 7, true, -0.1}, path);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message().find("action noise") != std::string::npos);
 }
 
 TEST_CASE("SFT lowers the loss and the fitted policy reproduces the demonstrated actions") {

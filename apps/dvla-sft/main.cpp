@@ -28,11 +28,13 @@ using nlohmann::json;
 const char* usage =
     "dvla-sft: demonstrations and supervised fine-tuning.\n\n"
     "Usage:\n"
-    "  dvla-sft record [--suite NAME] [--per-task N] [--seed S] [--image-size N] [--all]\n"
-    "                  --out FILE\n"
+    "  dvla-sft record [--suite NAME] [--per-task N] [--seed S] [--image-size N] [--noise X]\n"
+    "                  [--all] --out FILE\n"
     "      Records the scripted expert on N training starts of every training task of the\n"
     "      tabletop suite (default mixed, 10 per task, 64x64 images); only successful episodes\n"
-    "      unless --all. The format is in docs/datasets.md.\n"
+    "      unless --all. --noise X: the env executes the expert's action plus Gaussian noise\n"
+    "      (standard deviation X, translation and yaw), the file keeps the expert's action.\n"
+    "      The format is in docs/datasets.md.\n"
     "  dvla-sft train --data FILE --out DIR [--epochs N] [--minibatch N] [--lr X] [--seed S]\n"
     "                 [--image-shift PIXELS]\n"
     "                 [--set KEY=VALUE]... [--json]\n"
@@ -82,7 +84,7 @@ Status apply(Config& config, const Flags& f, const std::map<std::string, std::st
 }
 
 int record(dvla::apps::CommandLine& line) {
-  auto f = parse(line, {"--suite", "--per-task", "--seed", "--image-size", "--out"});
+  auto f = parse(line, {"--suite", "--per-task", "--seed", "--image-size", "--noise", "--out"});
   if (!f) return fmt::print(stderr, "dvla-sft record: {}\n", f.error().message()), 2;
   Config config;
   config.env.name = "tabletop";
@@ -94,19 +96,22 @@ int record(dvla::apps::CommandLine& line) {
     return fmt::print(stderr, "dvla-sft record: {}\n", s.error().message()), 2;
   if (!f->values.count("--out"))
     return fmt::print(stderr, "dvla-sft record: --out FILE is required\n"), 2;
-  int per_task = 10;
-  if (f->values.count("--per-task")) {
-    try {
-      per_task = std::stoi(f->values["--per-task"]);
-    } catch (const std::exception&) {
-      per_task = 0;
-    }
-    if (per_task < 1)
-      return fmt::print(stderr, "dvla-sft record: --per-task needs a positive number\n"), 2;
+  RecordingOptions options;
+  options.seed = config.run.seed;
+  options.successes_only = !f->all;
+  try {
+    if (f->values.count("--per-task")) options.per_task = std::stoi(f->values["--per-task"]);
+    if (f->values.count("--noise")) options.action_noise = std::stod(f->values["--noise"]);
+  } catch (const std::exception&) {
+    return fmt::print(stderr, "dvla-sft record: --per-task and --noise need numbers\n"), 2;
   }
+  if (options.per_task < 1)
+    return fmt::print(stderr, "dvla-sft record: --per-task needs a positive number\n"), 2;
+  if (!(options.action_noise >= 0 && options.action_noise <= 1))
+    return fmt::print(stderr, "dvla-sft record: --noise needs a number in [0, 1]\n"), 2;
   const auto out = f->values["--out"];
   auto summary = record_scripted_demonstrations(
-      config.env.tabletop, per_task, config.run.seed, out, !f->all, [](const RecordingSummary& s) {
+      config.env.tabletop, options, out, [](const RecordingSummary& s) {
         if (s.episodes % 20 == 0)
           fmt::print("recorded {} episodes ({} successful, {} steps)\n", s.episodes, s.successes,
                      s.steps);
@@ -136,7 +141,8 @@ void print_evaluation(const EvaluationResult& e) {
 }
 
 int train(dvla::apps::CommandLine& line) {
-  auto f = parse(line, {"--data", "--out", "--epochs", "--minibatch", "--lr", "--seed", "--image-shift"});
+  auto f = parse(line,
+                 {"--data", "--out", "--epochs", "--minibatch", "--lr", "--seed", "--image-shift"});
   if (!f) return fmt::print(stderr, "dvla-sft train: {}\n", f.error().message()), 2;
   if (!f->values.count("--data") || !f->values.count("--out"))
     return fmt::print(stderr, "dvla-sft train: --data FILE and --out DIR are required\n"), 2;
@@ -164,7 +170,10 @@ int train(dvla::apps::CommandLine& line) {
     if (f->values.count("--lr")) sft.learning_rate = std::stod(f->values["--lr"]);
     if (f->values.count("--image-shift")) sft.image_shift = std::stoi(f->values["--image-shift"]);
   } catch (const std::exception&) {
-    return fmt::print(stderr, "dvla-sft train: --epochs, --minibatch, --lr and --image-shift need numbers\n"), 2;
+    return fmt::print(
+               stderr,
+               "dvla-sft train: --epochs, --minibatch, --lr and --image-shift need numbers\n"),
+           2;
   }
   auto policy = make_policy(config.model, spec, config.run.seed);
   if (!policy) return fmt::print(stderr, "dvla-sft train: {}\n", policy.error().message()), 2;
