@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "envs/tabletop/tabletop_batch.hpp"
 #include "runtime/behaviour_cloning.hpp"
@@ -108,6 +109,18 @@ TEST_CASE("noisy recording executes perturbed actions and keeps the expert's") {
   REQUIRE(noisy);
   REQUIRE(noisy->episodes.size() == 3);
   for (const auto& d : noisy->episodes) CHECK(replay_drift(d) > 1e-3f);
+  // Only successes wanted: spoiled episodes are replaced by further starts of their task, so
+  // every task still gets its demonstrations.
+  auto replaced = record_scripted_demonstrations(small_cameras(), {2, 7, true, 0.7}, path);
+  REQUIRE_MESSAGE(replaced, replaced.error().message());
+  CHECK(replaced->successes == 6);
+  CHECK(replaced->episodes > 6);
+  auto kept = read_demonstrations(path);
+  REQUIRE(kept);
+  std::map<std::string, int> per_task;
+  for (const auto& d : kept->episodes) per_task[d.task] += d.success ? 1 : 0;
+  CHECK(per_task ==
+        std::map<std::string, int>{{"lift/blue", 2}, {"lift/green", 2}, {"lift/red", 2}});
   auto refused = record_scripted_demonstrations(small_cameras(), {1, 7, true, -0.1}, path);
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message().find("action noise") != std::string::npos);

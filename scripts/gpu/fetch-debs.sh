@@ -13,6 +13,7 @@ packages=(
   libhwloc-dev libhwloc15 libpng-dev                             # topology, PNG output
   libmujoco-dev libmujoco2.2.2                                   # the tabletop suite's physics
   libccd2 liblodepng0 libqhull-r8.0 libtinyxml2-9                # MuJoCo's own libraries
+  libtcmalloc-minimal4                                           # malloc for LibTorch executables
 )
 (cd .debs && apt-get download "${packages[@]}")
 du -sh .debs
