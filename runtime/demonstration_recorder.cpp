@@ -89,9 +89,9 @@ msg::Demonstration demonstration(const Episode& e) {
 Expected<RecordingSummary> record_scripted_demonstrations(
     const TabletopConfig& config, const RecordingOptions& options, const std::string& path,
     const std::function<void(const RecordingSummary&)>& progress) {
-  if (!(options.action_noise >= 0))
-    return Error("action noise must be zero or positive, got " +
-                 std::to_string(options.action_noise));
+  // Actions live in [-1, 1]: noise beyond 1 would drown the expert.
+  if (!(options.action_noise >= 0 && options.action_noise <= 1))
+    return Error("action noise must be in [0, 1], got " + std::to_string(options.action_noise));
   auto s = suite(config.suite);
   if (!s) return s.error();
   // Each task's starts are drawn from seed, seed + 1, ...; when only successes count, an episode

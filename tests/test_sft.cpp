@@ -89,7 +89,7 @@ float replay_drift(const msg::Demonstration& d) {
     const float* recorded = d.observations.state.data + t * width;
     for (size_t k = 0; k < width; ++k)
       drift = std::max(drift, std::abs(batch.output().observations[k] - recorded[k]));
-    batch.step(d.actions.data + t * 7);
+    batch.step(d.actions.data + t * envs::tabletop::action_size);
   }
   return drift;
 }
@@ -121,9 +121,11 @@ TEST_CASE("noisy recording executes perturbed actions and keeps the expert's") {
   for (const auto& d : kept->episodes) per_task[d.task] += d.success ? 1 : 0;
   CHECK(per_task ==
         std::map<std::string, int>{{"lift/blue", 2}, {"lift/green", 2}, {"lift/red", 2}});
-  auto refused = record_scripted_demonstrations(small_cameras(), {1, 7, true, -0.1}, path);
-  REQUIRE_FALSE(refused);
-  CHECK(refused.error().message().find("action noise") != std::string::npos);
+  for (double bad : {-0.1, 1.5}) {
+    auto refused = record_scripted_demonstrations(small_cameras(), {1, 7, true, bad}, path);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message().find("action noise must be in [0, 1]") == 0);
+  }
 }
 
 TEST_CASE("SFT lowers the loss and the fitted policy reproduces the demonstrated actions") {

@@ -108,8 +108,6 @@ int record(dvla::apps::CommandLine& line) {
   }
   if (options.per_task < 1)
     return fmt::print(stderr, "dvla-sft record: --per-task needs a positive number\n"), 2;
-  if (!(options.action_noise >= 0 && options.action_noise <= 1))
-    return fmt::print(stderr, "dvla-sft record: --noise needs a number in [0, 1]\n"), 2;
   const auto out = f->values["--out"];
   auto summary = record_scripted_demonstrations(
       config.env.tabletop, options, out, [](const RecordingSummary& s) {
