@@ -8,8 +8,8 @@ namespace dvla {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
-  return f(caf::meta::type_name("dvla::EvaluationSummary"), x.version, x.episodes, x.success_rate,
-           x.mean_return, x.mean_length, x.success_per_family);
+  return f(caf::meta::type_name("dvla::EvaluationSummary"), x.version, x.env_steps, x.episodes,
+           x.success_rate, x.mean_return, x.mean_length, x.success_per_family);
 }
 
 template <class Inspector>

@@ -384,11 +384,12 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
 void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir) {
   auto& s = self->state;
   s.evaluating = true;
+  const uint64_t env_steps = s.status.env_steps;  // when the weights were taken
   // No timeout: an evaluation takes as long as its episodes; the evaluator is watched, so its
   // failure still ends the run with its reason.
   self->request(s.evaluator, caf::infinite, weights)
       .then(
-          [self, dir](const msg::MetricsFrame& frame) {
+          [self, dir, env_steps](const msg::MetricsFrame& frame) {
             auto& s = self->state;
             s.evaluating = false;
             auto m = msg::read(frame);
@@ -397,6 +398,7 @@ void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string
               return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
                                      summary.error().message());
             s.status.last_evaluation = *summary;
+            s.status.last_evaluation.env_steps = env_steps;
             ++s.status.evaluations;
             if (!dir.empty())
               self->send<caf::message_priority::high>(s.trainer, evaluated_atom::value, dir,

@@ -62,18 +62,29 @@ Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped
   return result;
 }
 
+// Why a run that is still collecting should end now; empty: it goes on.
+std::string early_end(const RunStatus& status, const Config& config, const StopRequest* stop) {
+  if (stop && stop->requested()) return "stop request";
+  if (config.run.max_seconds > 0 && status.wall_seconds >= config.run.max_seconds)
+    return "max_seconds";
+  return {};
+}
+
 // Polls the supervisor until the run ends and collects its result; the graph still runs after.
 Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor& supervisor,
-                                      const Config& config, const ProgressCallback& on_progress) {
+                                      const Config& config, const ProgressCallback& on_progress,
+                                      const StopRequest* stop) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
   ProgressWatchdog watchdog(timeout_s);
   Expected<RunStatus> status = Error("not started");
+  std::string stopped_by;
   for (;;) {
     std::this_thread::sleep_for(poll_interval);
     status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
+    if (stopped_by = early_end(*status, config, stop); !stopped_by.empty()) break;
     if (auto moving = watchdog.check(*status); !moving) return moving.error();
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
@@ -84,6 +95,7 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor&
   if (!status->failure.empty()) return Error(status->failure);
   // With a logdir the result is the final checkpoint's version, otherwise the latest published.
   TrainingResult result;
+  result.stopped_by = stopped_by;
   if (config.run.logdir.empty()) {
     auto weights = final_weights(self, supervisor, timeout_s);
     if (!weights) return weights.error();
@@ -104,11 +116,12 @@ Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& conf
                                    const GraphParts& parts, const ProgressCallback& on_progress,
                                    std::shared_ptr<const Checkpoint> resume,
                                    std::shared_ptr<LaneTracer> tracer,
-                                   std::shared_ptr<gpu::MemoryPools> pools) {
+                                   std::shared_ptr<gpu::MemoryPools> pools,
+                                   const StopRequest* stop) {
   caf::scoped_actor self{system};  // counts as a running actor while it lives
   auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume),
                                              std::move(tracer), std::move(pools));
-  auto result = await_result(self, supervisor, config, on_progress);
+  auto result = await_result(self, supervisor, config, on_progress, stop);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
 }
@@ -117,7 +130,7 @@ Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& conf
 
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress,
-                               std::shared_ptr<const Checkpoint> resume) {
+                               std::shared_ptr<const Checkpoint> resume, const StopRequest* stop) {
   if (auto valid = validate(config); !valid) return valid.error();
   const auto tracer = std::make_shared<LaneTracer>(!config.run.trace.empty());
   // A trace file that cannot be written is found before the run, not after it.
@@ -142,7 +155,8 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   actors::register_types(caf_config);
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
   caf::actor_system system{caf_config};
-  auto result = run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools);
+  auto result =
+      run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools, stop);
   system.await_all_actors_done();  // every track is complete
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())

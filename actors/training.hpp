@@ -13,6 +13,7 @@
 #include "runtime/graph_parts.hpp"
 #include "runtime/lane_report.hpp"
 #include "runtime/run_status.hpp"
+#include "runtime/stop_request.hpp"
 
 namespace dvla {
 
@@ -21,17 +22,21 @@ struct TrainingResult {
   msg::WeightsFrame weights;  // the trainer's latest version
   std::string checkpoint;     // with a logdir: the checkpoint of that version
   LaneReport lanes;           // how busy each lane was
+  std::string stopped_by;     // why the run ended before max_env_steps: "max_seconds" or
+                              // "stop request"; empty when the env-step budget was spent
 };
 
 // Called about every config.run.progress_interval_s seconds while the run goes on.
 using ProgressCallback = std::function<void(const RunStatus&)>;
 
-// Runs the actor graph; with a logdir, checkpoints go to <logdir>/checkpoints (the last one at
-// the end); with a trace file, every lane's spans go there once the graph has stopped. `resume`
-// continues a run from one of its checkpoints: version, counters, optimizer and RNG go on from
-// there. The error names the actor that failed and why.
+// Runs the actor graph until max_env_steps are collected, max_seconds have passed or `stop` is
+// requested; with a logdir, checkpoints go to <logdir>/checkpoints (the last one at the end);
+// with a trace file, every lane's spans go there once the graph has stopped. `resume` continues
+// a run from one of its checkpoints: version, counters, optimizer and RNG go on from there. The
+// error names the actor that failed and why.
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress = {},
-                               std::shared_ptr<const Checkpoint> resume = nullptr);
+                               std::shared_ptr<const Checkpoint> resume = nullptr,
+                               const StopRequest* stop = nullptr);
 
 }  // namespace dvla

@@ -27,6 +27,10 @@ std::vector<Field> fields(Config& c) {
   return {
       {"seed", "seed of every random stream of the run", &c.run.seed},
       {"max_env_steps", "env steps to collect before training stops", &c.run.max_env_steps},
+      {"max_seconds",
+       "wall-clock seconds after which training stops as at max_env_steps (final checkpoint, "
+       "evaluation, summary); counted per process, a resumed run gets its own; 0: no limit",
+       &c.run.max_seconds},
       {"mode", "async (the Swimlane pipeline) | sync (lock-step: collect, train, distribute)",
        &c.run.mode},
       {"algo", "learning algorithm: ppo | grpo", &c.run.algo},
@@ -294,6 +298,7 @@ Status validate(const Config& c) {
   if (c.env.name != "cartpole" && c.env.name != "synthetic" && c.env.name != "tabletop")
     return fail("env '" + c.env.name + "' is not available (cartpole, synthetic, tabletop)");
   if (c.run.max_env_steps == 0) return fail("max_env_steps must be at least 1");
+  if (!(c.run.max_seconds >= 0)) return fail("max_seconds must be 0 (no limit) or positive");
   if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
   if (c.run.eval_every < 0) return fail("eval.every must not be negative");
   if (c.run.eval_every > 0 && c.run.eval_episodes == 0)

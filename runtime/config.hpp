@@ -16,6 +16,7 @@ namespace dvla {
 struct RunConfig {
   uint64_t seed = 1;
   uint64_t max_env_steps = 500'000;
+  double max_seconds = 0;      // wall-clock budget of one train() call; 0: none
   std::string mode = "async";  // async: the Swimlane pipeline; sync: lock-step rounds
   std::string algo = "ppo";    // ppo | grpo
   std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere

@@ -10,8 +10,9 @@ namespace dvla {
 
 // The latest evaluation during the run (deterministic actions on the evaluation states).
 struct EvaluationSummary {
-  uint64_t version = 0;  // the policy version evaluated
-  int episodes = 0;      // 0: none yet
+  uint64_t version = 0;    // the policy version evaluated
+  uint64_t env_steps = 0;  // collected by the run when that version was taken for evaluation
+  int episodes = 0;        // 0: none yet
   double success_rate = 0;
   double mean_return = 0;
   double mean_length = 0;

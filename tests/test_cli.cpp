@@ -141,6 +141,46 @@ TEST_CASE("--resume goes on from a run's last checkpoint; --eval evaluates a che
   CHECK(e["checkpoint"].get<std::string>().find(dir + "/checkpoints/v") == 0);
 }
 
+TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluation and summary") {
+  const std::string dir = "test_cli_stop";
+  std::filesystem::remove_all(dir);
+  // Stopped once it has trained (a version in its progress log), or after 60 s regardless.
+  std::ofstream(dir + ".sh") << DVLA_PPO
+                             << " --max-env-steps 1000000000 --set eval.episodes=3 --json"
+                             << " --set progress_interval_s=0.1 --logdir " << dir << " > " << dir
+                             << ".out 2>&1 &\n"
+                             << "pid=$!\n"
+                             << "for i in $(seq 600); do\n"
+                             << "  grep -qs '\"version\":[1-9]' " << dir
+                             << "/progress.jsonl && break; sleep 0.1\n"
+                             << "done\n"
+                             << "kill -TERM $pid; wait $pid; echo \"exit status $?\"; cat " << dir
+                             << ".out\n";
+  auto o = run_program("sh", dir + ".sh");
+  INFO(o.output);
+  REQUIRE(o.status == 0);
+  CHECK(o.output.find("exit status 0") != std::string::npos);
+  CHECK(o.output.find("dvla-ppo: SIGTERM: stopping") != std::string::npos);
+  CHECK(o.output.find("(stopped early: SIGTERM)") != std::string::npos);
+  const auto summary = nlohmann::json::parse(last_line(o.output));
+  CHECK(summary["stopped_by"] == "SIGTERM");
+  CHECK(summary["env_steps"].get<uint64_t>() < 1000000000u);
+  CHECK(summary["eval_episodes"].get<int>() == 3);
+  CHECK(summary["checkpoint"].get<std::string>().find(dir + "/checkpoints/v") == 0);
+  CHECK(std::filesystem::exists(dir + "/summary.json"));
+}
+
+TEST_CASE("--max-seconds stops a run on the wall clock and says so") {
+  auto o = run("--max-env-steps 1000000000 --max-seconds 1 --set eval.episodes=3 --json");
+  REQUIRE(o.status == 0);
+  const auto summary = nlohmann::json::parse(last_line(o.output));
+  CHECK(summary["stopped_by"] == "max_seconds");
+  CHECK(summary["env_steps"].get<uint64_t>() < 1000000000u);
+  auto bad = run("--max-seconds -1");
+  CHECK(bad.status == 2);
+  CHECK(bad.output.find("max_seconds must be 0 (no limit) or positive") != std::string::npos);
+}
+
 TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
   const std::string dir = "test_cli_run";
   std::filesystem::remove_all(dir);

@@ -33,6 +33,7 @@ TEST_CASE("the actor graph learns CartPole to a mean return of at least 195") {
   const auto& s = result->status;
   CHECK(s.env_steps >= config.run.max_env_steps);
   CHECK(s.env_steps < config.run.max_env_steps + 16);  // budgets round up to whole batched steps
+  CHECK(result->stopped_by.empty());                   // the budget ended it
   CHECK(s.version > 10);
   CHECK(s.samples_trained > 0);
   CHECK(s.rejected_messages == 0);
@@ -190,6 +191,8 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(s1.last_evaluation.episodes == 4);
   CHECK(s1.last_evaluation.version >= 3);
   CHECK(s1.last_evaluation.version <= s1.version);
+  CHECK(s1.last_evaluation.env_steps > 0);
+  CHECK(s1.last_evaluation.env_steps <= s1.env_steps);
   REQUIRE_FALSE(first->checkpoint.empty());
   CHECK(s1.last_checkpoint == first->checkpoint);
   CHECK(CheckpointStore::latest(logdir).value() == first->checkpoint);
@@ -215,6 +218,45 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(s2.episodes > s1.episodes);
   CHECK(CheckpointStore::latest(logdir).value() == second->checkpoint);
   CHECK(load_checkpoint(second->checkpoint).value().state.version == s2.version);
+}
+
+TEST_CASE("a stop request ends the run as its budget would: final checkpoint and reason") {
+  const std::string logdir = "test_graph_stop";
+  std::filesystem::remove_all(logdir);
+  Config config;
+  config.run.max_env_steps = 1'000'000'000;  // only the stop can end it
+  config.run.logdir = logdir;
+  config.run.progress_interval_s = 0.05;
+  StopRequest stop;
+  auto result = train(
+      config, default_graph_parts(config),
+      [&stop](const RunStatus& s) {
+        if (s.version >= 3) stop.request();
+      },
+      nullptr, &stop);
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->stopped_by == "stop request");
+  CHECK(result->status.version >= 3);
+  CHECK(result->status.env_steps < config.run.max_env_steps);
+  CHECK(result->status.failure.empty());
+  REQUIRE_FALSE(result->checkpoint.empty());
+  auto saved = load_checkpoint(result->checkpoint);
+  REQUIRE_MESSAGE(saved, saved.error().message());
+  CHECK(saved->state.version == result->status.version);
+  CHECK(CheckpointStore::latest(logdir).value() == result->checkpoint);
+}
+
+TEST_CASE("max_seconds ends the run after that much wall clock, with its reason") {
+  Config config;
+  config.run.max_env_steps = 1'000'000'000;
+  config.run.max_seconds = 1.5;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->stopped_by == "max_seconds");
+  CHECK(result->status.wall_seconds >= 1.5);
+  CHECK(result->status.env_steps < config.run.max_env_steps);
+  CHECK(result->status.version >= 1);
+  CHECK(result->weights.size() > 0);
 }
 
 TEST_CASE("resuming from a checkpoint of another policy is refused by name") {

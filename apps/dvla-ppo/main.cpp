@@ -2,6 +2,7 @@
 // run from its checkpoints, or only evaluates a checkpoint.
 #include <fmt/core.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "actors/training.hpp"
 #include "apps/common/lane_summary.hpp"
+#include "apps/common/signal_stop.hpp"
 #include "apps/dvla-ppo/options.hpp"
 #include "runtime/blas_info.hpp"
 #include "runtime/checkpoint.hpp"
@@ -67,9 +69,13 @@ json status_json(const RunStatus& s) {
               {"samples", s.learner.samples}}}};
   if (s.evaluations > 0) {
     const auto& e = s.last_evaluation;
-    j["last_eval"] = {{"version", e.version},         {"episodes", e.episodes},
-                      {"success", e.success_rate},    {"mean_return", e.mean_return},
-                      {"mean_length", e.mean_length}, {"success_family", e.success_per_family}};
+    j["last_eval"] = {{"version", e.version},
+                      {"env_steps", e.env_steps},
+                      {"episodes", e.episodes},
+                      {"success", e.success_rate},
+                      {"mean_return", e.mean_return},
+                      {"mean_length", e.mean_length},
+                      {"success_family", e.success_per_family}};
   }
   return j;
 }
@@ -174,7 +180,15 @@ dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(const std::
   return std::make_shared<const dvla::Checkpoint>(std::move(*checkpoint));
 }
 
+// "SIGINT" or "SIGTERM" for a stop asked by a signal, else what the training reported.
+std::string stop_reason(const dvla::TrainingResult& result, const dvla::apps::SignalStop& signals) {
+  if (result.stopped_by == "stop request" && signals.signal() != 0)
+    return std::string("SIG") + sigabbrev_np(signals.signal());
+  return result.stopped_by;
+}
+
 int train(const dvla::apps::PpoOptions& options) {
+  dvla::apps::SignalStop signals("dvla-ppo");
   const Config& config = options.config;
   const auto& logdir = config.run.logdir;
   std::shared_ptr<const dvla::Checkpoint> resume;
@@ -205,7 +219,7 @@ int train(const dvla::apps::PpoOptions& options) {
         print_progress(s);
         log.write(s);
       },
-      resume);
+      resume, &signals.request());
   if (!result) return fail("training failed: " + result.error().message());
   if (!logdir.empty())
     if (auto saved =
@@ -221,11 +235,12 @@ int train(const dvla::apps::PpoOptions& options) {
       return fail(s.error().message());
   }
   const auto& s = result->status;
+  const std::string stopped_by = stop_reason(*result, signals);
   fmt::print(
       "done: {} env steps in {:.1f}s ({:.0f}/s), version {}, policy lag {:.2f}, {} dropped "
-      "as stale\n",
+      "as stale{}\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
-      s.dropped_stale);
+      s.dropped_stale, stopped_by.empty() ? "" : " (stopped early: " + stopped_by + ")");
   fmt::print("{}\n{}\n", dvla::apps::lanes_line(result->lanes),
              dvla::apps::policy_lag_line(s.policy_lag_samples));
   for (const auto& p : s.memory)
@@ -246,6 +261,7 @@ int train(const dvla::apps::PpoOptions& options) {
   add_evaluation(summary, *eval);
   add_run(summary, config);
   if (!result->checkpoint.empty()) summary["checkpoint"] = result->checkpoint;
+  if (!stopped_by.empty()) summary["stopped_by"] = stopped_by;
   if (!logdir.empty()) std::ofstream(fs::path(logdir) / "summary.json") << summary.dump(2) << "\n";
   if (options.json) fmt::print("{}\n", summary.dump());
   return 0;

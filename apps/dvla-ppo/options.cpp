@@ -19,6 +19,7 @@ const std::map<std::string, std::string>& key_flags() {
       {"--algo", "algo"},
       {"--mode", "mode"},
       {"--max-env-steps", "max_env_steps"},
+      {"--max-seconds", "max_seconds"},
       {"--seed", "seed"},
       {"--samplers", "samplers"},
       {"--envs-per-sampler", "envs_per_sampler"},
@@ -114,6 +115,9 @@ std::string ppo_help() {
       "  --algo NAME             algo: ppo | grpo\n"
       "  --mode NAME             mode: async (Swimlane) or sync (lock-step baseline)\n"
       "  --max-env-steps N       max_env_steps\n"
+      "  --max-seconds S         max_seconds: stop after S seconds of wall clock (as at the\n"
+      "                          end of max_env_steps); Ctrl-C or SIGTERM stops the same\n"
+      "                          way, a second one quits at once\n"
       "  --seed S                seed\n"
       "  --samplers N            samplers\n"
       "  --envs-per-sampler N    envs_per_sampler\n"
