@@ -14,6 +14,7 @@ packages=(
   libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
   libglx-mesa0                              # GL entry points MuJoCo may look up through libGL
+  jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
 )
 
 missing=()

@@ -181,6 +181,31 @@ TEST_CASE("--max-seconds stops a run on the wall clock and says so") {
   CHECK(bad.output.find("max_seconds must be 0 (no limit) or positive") != std::string::npos);
 }
 
+TEST_CASE("scripts/plot-run.sh draws a run's curves as a PNG and names a missing log") {
+  const std::string dir = "test_cli_plot";
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(dir + ".png");
+  auto trained =
+      run("--max-env-steps 6000 --set eval.every=2 --set eval.episodes=2 "
+          "--set progress_interval_s=0.1 --logdir " +
+          dir);
+  REQUIRE(trained.status == 0);
+  auto plot = run_program(DVLA_PLOT_RUN, dir + ".png " + dir + " " + dir);  // two runs overlaid
+  INFO(plot.output);
+  REQUIRE(plot.status == 0);
+  std::ifstream png(dir + ".png", std::ios::binary);
+  std::string magic(4, '\0');
+  png.read(magic.data(), 4);
+  CHECK(magic == "\x89PNG");
+  CHECK(std::filesystem::file_size(dir + ".png") > 10'000);
+  auto missing = run_program(DVLA_PLOT_RUN, "x.png no/such/run");
+  CHECK(missing.status == 1);
+  CHECK(missing.output.find("'no/such/run/progress.jsonl' is missing or empty") !=
+        std::string::npos);
+  auto usage = run_program(DVLA_PLOT_RUN, "only.png");
+  CHECK(usage.status == 2);
+}
+
 TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
   const std::string dir = "test_cli_run";
   std::filesystem::remove_all(dir);

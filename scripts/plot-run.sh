@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Plots the learning curves of one or more dvla-ppo runs (their --logdir) into one PNG:
+#   training mean return and evaluation success (or, without tasks, evaluation return) over env
+#   steps, and env steps/s over wall time. Several runs are overlaid (e.g. --mode async vs sync);
+#   for a single tabletop run the evaluation panel also shows each task family.
+# Reads LOGDIR/progress.jsonl with jq and draws with gnuplot; installs both (Debian packages jq,
+# gnuplot-nox) on first use.
+#   scripts/plot-run.sh OUT.png LOGDIR [LOGDIR...]
+set -euo pipefail
+
+usage() {
+  echo "usage: scripts/plot-run.sh OUT.png LOGDIR [LOGDIR...]" >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+out=$1
+shift
+for dir in "$@"; do
+  [ -s "$dir/progress.jsonl" ] || { echo "plot-run: '$dir/progress.jsonl' is missing or empty" >&2; exit 1; }
+done
+
+need=()
+command -v jq >/dev/null || need+=(jq)
+command -v gnuplot >/dev/null || need+=(gnuplot-nox)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" -eq 0 ] || { echo "plot-run: needs the Debian packages ${need[*]} (as root)" >&2; exit 1; }
+  echo "plot-run: installing Debian packages: ${need[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2 ||
+    { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2; }
+fi
+
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+
+# Families of the first run's latest evaluation (tabletop); none for envs without tasks.
+families=$(jq -r 'select(.last_eval.success_family != null) | .last_eval.success_family | keys | join(" ")' \
+  "$1/progress.jsonl" | tail -n 1)
+family_columns=$(for f in $families; do printf ', (.last_eval.success_family["%s"] // 0)' "$f"; done)
+
+i=0
+for dir in "$@"; do
+  # A resumed run starts its wall clock again: a blank line there breaks the curve.
+  jq -r '[.env_steps, .train_mean_return, .wall_seconds, .steps_per_second] | @tsv' \
+    "$dir/progress.jsonl" | awk -F'\t' 'NR > 1 && $3 < wall { print "" } { wall = $3; print }' \
+    > "$data/train_$i.tsv"
+  # One row per evaluated version, at the env steps of that version (older logs: when it showed).
+  jq -r "select(.last_eval != null) | [(.last_eval.env_steps // .env_steps), .last_eval.success,
+      .last_eval.mean_return, .last_eval.version $family_columns] | @tsv" "$dir/progress.jsonl" |
+    awk -F'\t' '!seen[$4]++' > "$data/eval_$i.tsv"
+  i=$((i + 1))
+done
+
+{
+  echo "set terminal png size 1600,480 font ',10'"
+  echo "set output '$out'"
+  echo "set datafile separator '\t'"
+  echo "set key bottom right"
+  echo "set grid"
+  echo "set multiplot layout 1,3"
+  echo "set format x '%.1s%c'"
+  echo "set xrange [0:*]"
+  echo "set xlabel 'env steps'"
+  echo "set title 'training: mean return (last 100 episodes)'"
+  printf "plot "
+  i=0; for dir in "$@"; do
+    printf "%s'%s' using 1:2 with lines title '%s'" "$([ $i -gt 0 ] && echo ', ')" "$data/train_$i.tsv" "$dir"
+    i=$((i + 1))
+  done
+  echo
+  if [ -n "$families" ]; then
+    echo "set title 'evaluation: success'"
+    echo "set yrange [0:1]"
+    column=2
+  else
+    echo "set title 'evaluation: mean return'"
+    column=3
+  fi
+  printf "plot "
+  i=0; for dir in "$@"; do
+    printf "%s'%s' using 1:%d with linespoints title '%s%s'" "$([ $i -gt 0 ] && echo ', ')" \
+      "$data/eval_$i.tsv" "$column" "$dir" "$([ $# -eq 1 ] && [ -n "$families" ] && echo ' (all)')"
+    i=$((i + 1))
+  done
+  if [ $# -eq 1 ]; then
+    c=5; for f in $families; do
+      printf ", '%s' using 1:%d with linespoints title '%s'" "$data/eval_0.tsv" "$c" "$f"
+      c=$((c + 1))
+    done
+  fi
+  echo
+  echo "set autoscale y"
+  echo "set xlabel 'wall seconds'"
+  echo "set title 'env steps per second (since start)'"
+  printf "plot "
+  i=0; for dir in "$@"; do
+    printf "%s'%s' using 3:4 with lines title '%s'" "$([ $i -gt 0 ] && echo ', ')" "$data/train_$i.tsv" "$dir"
+    i=$((i + 1))
+  done
+  echo
+  echo "unset multiplot"
+} > "$data/plot.gp"
+
+gnuplot "$data/plot.gp"
+echo "plot-run: wrote $out"
