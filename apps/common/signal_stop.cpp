@@ -64,6 +64,11 @@ SignalStop::~SignalStop() {
   close(pipe_[1]);
 }
 
+std::string SignalStop::signal_name() const {
+  const int sig = signal_.load();
+  return sig == 0 ? std::string() : name_of(sig);
+}
+
 void SignalStop::wait_for_signals() {
   for (;;) {
     unsigned char byte = 0;

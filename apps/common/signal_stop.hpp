@@ -23,8 +23,8 @@ class SignalStop {
   SignalStop& operator=(const SignalStop&) = delete;
 
   const StopRequest& request() const { return request_; }
-  // The signal that asked to stop (SIGINT or SIGTERM); 0 while none has.
-  int signal() const { return signal_.load(); }
+  // The signal that asked to stop ("SIGINT" or "SIGTERM"); empty while none has.
+  std::string signal_name() const;
 
  private:
   void wait_for_signals();

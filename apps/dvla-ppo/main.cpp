@@ -2,7 +2,6 @@
 // run from its checkpoints, or only evaluates a checkpoint.
 #include <fmt/core.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -182,9 +181,8 @@ dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(const std::
 
 // "SIGINT" or "SIGTERM" for a stop asked by a signal, else what the training reported.
 std::string stop_reason(const dvla::TrainingResult& result, const dvla::apps::SignalStop& signals) {
-  if (result.stopped_by == "stop request" && signals.signal() != 0)
-    return std::string("SIG") + sigabbrev_np(signals.signal());
-  return result.stopped_by;
+  const auto signal = signals.signal_name();
+  return result.stopped_by == "stop request" && !signal.empty() ? signal : result.stopped_by;
 }
 
 int train(const dvla::apps::PpoOptions& options) {
