@@ -50,9 +50,23 @@ for dir in "$@"; do
   i=$((i + 1))
 done
 
+# "plot" with one curve per run: its KIND_i.tsv, gnuplot's COLUMNS and STYLE, titled by its logdir
+# (with SUFFIX).
+plot_runs() {
+  local kind=$1 columns=$2 style=$3 suffix=${4:-} i=0 dir
+  printf "plot "
+  for dir in "${runs[@]}"; do
+    printf "%s'%s' using %s with %s title '%s%s'" "$([ $i -gt 0 ] && echo ', ')" \
+      "$data/${kind}_$i.tsv" "$columns" "$style" "$dir" "$suffix"
+    i=$((i + 1))
+  done
+}
+
+runs=("$@")
 {
   echo "set terminal png size 1600,480 font ',10'"
   echo "set output '$out'"
+  echo "set termoption noenhanced"  # names such as place_bowl: no subscripts
   echo "set datafile separator '\t'"
   echo "set key bottom right"
   echo "set grid"
@@ -61,41 +75,30 @@ done
   echo "set xrange [0:*]"
   echo "set xlabel 'env steps'"
   echo "set title 'training: mean return (last 100 episodes)'"
-  printf "plot "
-  i=0; for dir in "$@"; do
-    printf "%s'%s' using 1:2 with lines title '%s'" "$([ $i -gt 0 ] && echo ', ')" "$data/train_$i.tsv" "$dir"
-    i=$((i + 1))
-  done
+  plot_runs train 1:2 lines
   echo
   if [ -n "$families" ]; then
     echo "set title 'evaluation: success'"
     echo "set yrange [0:1]"
-    column=2
+    echo "set key top left"
+    # A single run: every family beside the overall rate.
+    plot_runs eval 1:2 linespoints "$([ $# -eq 1 ] && echo ' (all)')"
+    if [ $# -eq 1 ]; then
+      c=5; for f in $families; do
+        printf ", '%s' using 1:%d with linespoints title '%s'" "$data/eval_0.tsv" "$c" "$f"
+        c=$((c + 1))
+      done
+    fi
   else
     echo "set title 'evaluation: mean return'"
-    column=3
-  fi
-  printf "plot "
-  i=0; for dir in "$@"; do
-    printf "%s'%s' using 1:%d with linespoints title '%s%s'" "$([ $i -gt 0 ] && echo ', ')" \
-      "$data/eval_$i.tsv" "$column" "$dir" "$([ $# -eq 1 ] && [ -n "$families" ] && echo ' (all)')"
-    i=$((i + 1))
-  done
-  if [ $# -eq 1 ]; then
-    c=5; for f in $families; do
-      printf ", '%s' using 1:%d with linespoints title '%s'" "$data/eval_0.tsv" "$c" "$f"
-      c=$((c + 1))
-    done
+    plot_runs eval 1:3 linespoints
   fi
   echo
   echo "set autoscale y"
+  echo "set key bottom right"
   echo "set xlabel 'wall seconds'"
   echo "set title 'env steps per second (since start)'"
-  printf "plot "
-  i=0; for dir in "$@"; do
-    printf "%s'%s' using 3:4 with lines title '%s'" "$([ $i -gt 0 ] && echo ', ')" "$data/train_$i.tsv" "$dir"
-    i=$((i + 1))
-  done
+  plot_runs train 3:4 lines
   echo
   echo "unset multiplot"
 } > "$data/plot.gp"
