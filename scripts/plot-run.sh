@@ -19,15 +19,8 @@ for dir in "$@"; do
   [ -s "$dir/progress.jsonl" ] || { echo "plot-run: '$dir/progress.jsonl' is missing or empty" >&2; exit 1; }
 done
 
-need=()
-command -v jq >/dev/null || need+=(jq)
-command -v gnuplot >/dev/null || need+=(gnuplot-nox)
-if [ ${#need[@]} -gt 0 ]; then
-  [ "$(id -u)" -eq 0 ] || { echo "plot-run: needs the Debian packages ${need[*]} (as root)" >&2; exit 1; }
-  echo "plot-run: installing Debian packages: ${need[*]}" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2 ||
-    { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2; }
-fi
+source "$(dirname "$0")/lib/need-packages.sh"
+need_packages plot-run jq=jq gnuplot=gnuplot-nox
 
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -204,6 +205,72 @@ TEST_CASE("scripts/plot-run.sh draws a run's curves as a PNG and names a missing
         std::string::npos);
   auto usage = run_program(DVLA_PLOT_RUN, "only.png");
   CHECK(usage.status == 2);
+}
+
+namespace {
+
+struct Evaluation {
+  int version;
+  int env_steps;
+  double success;
+  double lift;  // success of the lift family
+};
+
+// A progress.jsonl of these evaluations, each shown on two progress lines as a run shows it until
+// the next evaluation.
+void write_evaluations(const std::string& dir, std::initializer_list<Evaluation> evaluations) {
+  std::filesystem::create_directories(dir);
+  std::ofstream out(dir + "/progress.jsonl");
+  for (const auto& [version, steps, success, lift] : evaluations)
+    for (int shown = 0; shown < 2; ++shown)
+      out << nlohmann::json{{"env_steps", steps + 100 * shown},
+                            {"last_eval",
+                             {{"version", version},
+                              {"env_steps", steps},
+                              {"success", success},
+                              {"success_family", {{"lift", lift}}}}}}
+                 .dump()
+          << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("scripts/steps-to-success.sh finds the env steps to a success rate and compares runs") {
+  write_evaluations("test_cli_reach_a", {{10, 1000, 0.5, 0.5},
+                                         {20, 2000, 0.85, 0.5},
+                                         {30, 3000, 0.7, 0.5},
+                                         {40, 4000, 0.8, 0.5},
+                                         {50, 5000, 0.9, 0.5}});
+  write_evaluations("test_cli_reach_b",
+                    {{10, 1500, 0.9, 0.6}, {20, 3000, 0.9, 0.7}, {30, 4500, 0.9, 0.9}});
+  auto reach = run_program(DVLA_STEPS_TO_SUCCESS, "0.8 test_cli_reach_a test_cli_reach_b");
+  INFO(reach.output);
+  REQUIRE(reach.status == 0);
+  // a: first at or above 0.8 at v20; the mean of 3 reaches 0.8 only at v50 (0.7, 0.8, 0.9).
+  CHECK(reach.output.find("test_cli_reach_a              5  0.900 | v20 2000               | "
+                          "v50 5000               | 1.00 1.00") != std::string::npos);
+  // b: from its first evaluation; the mean of 3 needs three evaluations. Env steps vs a's.
+  CHECK(reach.output.find("test_cli_reach_b              3  0.900 | v10 1500               | "
+                          "v30 4500               | 0.75 0.90") != std::string::npos);
+  auto family = run_program(DVLA_STEPS_TO_SUCCESS,
+                            "--family lift --window 1 0.7 test_cli_reach_a test_cli_reach_b");
+  INFO(family.output);
+  CHECK(family.output.find("test_cli_reach_a              5  0.500 | never                  | "
+                           "never                  | - -") != std::string::npos);
+  CHECK(family.output.find("test_cli_reach_b              3  0.900 | v20 3000               | "
+                           "v20 3000               | - -") != std::string::npos);
+  auto no_family = run_program(DVLA_STEPS_TO_SUCCESS, "--family push 0.5 test_cli_reach_a");
+  CHECK(no_family.status == 1);
+  CHECK(no_family.output.find("'test_cli_reach_a' has evaluations without family 'push'") !=
+        std::string::npos);
+  auto threshold = run_program(DVLA_STEPS_TO_SUCCESS, "80 test_cli_reach_a");
+  CHECK(threshold.status == 2);
+  CHECK(threshold.output.find("THRESHOLD '80' is not a success rate in [0, 1]") !=
+        std::string::npos);
+  auto missing = run_program(DVLA_STEPS_TO_SUCCESS, "0.8 no/such/run");
+  CHECK(missing.status == 1);
+  CHECK(missing.output.find("'no/such/run/progress.jsonl' is missing or empty") !=
+        std::string::npos);
 }
 
 TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
