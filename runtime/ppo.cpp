@@ -11,12 +11,18 @@ namespace dvla {
 
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
                  const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
-                 const at::Tensor& reference_log_probs) {
-  const auto log_ratio = now.log_probs - behaviour_log_probs;
+                 const at::Tensor& reference_log_probs, const at::Tensor& proximal_log_probs) {
+  // The trust region is around the proximal policy (the behaviour policy when there is none).
+  const auto& anchor = proximal_log_probs.defined() ? proximal_log_probs : behaviour_log_probs;
+  const auto log_ratio = now.log_probs - anchor;
   const auto ratio = log_ratio.exp();
   const auto clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip);
+  auto surrogate = at::min(ratio * advantages, clipped * advantages);
+  // Stale samples: importance weight proximal / behaviour, a constant of the update.
+  if (proximal_log_probs.defined())
+    surrogate = (proximal_log_probs - behaviour_log_probs).detach().exp() * surrogate;
   PpoLoss l;
-  l.policy = -at::min(ratio * advantages, clipped * advantages).mean();
+  l.policy = -surrogate.mean();
   l.value = 0.5 * (now.values - returns).pow(2).mean();
   l.entropy = now.entropy.mean();
   l.total = l.policy + config.value_coef * l.value - config.entropy_coef * l.entropy;
@@ -74,7 +80,26 @@ void PpoLearner::begin(TrainingBatch batch) {
   epoch_ = 0;
   next_ = 0;
   updating_ = batch_.size() > 0 && config_.epochs > 0;
-  if (updating_) order_ = at::randperm(batch_.size(), generator_, at::kLong);
+  if (!updating_) return;
+  order_ = at::randperm(batch_.size(), generator_, at::kLong);
+  const auto& lag = batch_.policy_lag.samples;
+  proximal_log_probs_ =
+      lag.size() > 1 && batch_.policy_lag.total() > lag[0] ? proximal_log_probs() : at::Tensor();
+}
+
+at::Tensor PpoLearner::proximal_log_probs() {
+  at::NoGradGuard no_grad;
+  const int64_t n = batch_.size();
+  const int64_t chunk = std::max<int64_t>(config_.minibatch_size, 1);  // bounds the memory
+  std::vector<at::Tensor> parts;
+  for (int64_t start = 0; start < n; start += chunk) {
+    const auto idx = at::arange(start, std::min(n, start + chunk), at::kLong);
+    parts.push_back(policy_
+                        .evaluate(batch_.inputs.index_select(idx).to(device_),
+                                  batch_.actions.index_select(0, idx).to(device_))
+                        .log_probs.to(at::kCPU));
+  }
+  return at::cat(parts);
 }
 
 bool PpoLearner::step() {
@@ -91,8 +116,9 @@ bool PpoLearner::step() {
       policy_.evaluate(batch_.inputs.index_select(idx).to(device), rows(batch_.actions));
   const auto reference =
       batch_.reference_log_probs.defined() ? rows(batch_.reference_log_probs) : at::Tensor();
-  const auto loss =
-      ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_, reference);
+  const auto proximal = proximal_log_probs_.defined() ? rows(proximal_log_probs_) : at::Tensor();
+  const auto loss = ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_,
+                             reference, proximal);
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
@@ -110,6 +136,7 @@ bool PpoLearner::step() {
     if (++epoch_ == config_.epochs) {
       updating_ = false;
       batch_ = TrainingBatch{};  // release the observations
+      proximal_log_probs_ = at::Tensor();
       return false;
     }
     order_ = at::randperm(n, generator_, at::kLong);

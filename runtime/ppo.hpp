@@ -1,7 +1,9 @@
 #pragma once
-// PPO: the clipped surrogate objective over behaviour log-probabilities (which also corrects for
-// policy lag: the ratio is taken against the policy that actually acted), a value loss, an entropy
-// bonus, and epochs of shuffled minibatches with Adam and gradient clipping.
+// PPO: the clipped surrogate objective, a value loss, an entropy bonus, and epochs of shuffled
+// minibatches with Adam and gradient clipping. Policy lag (async) is corrected with the decoupled
+// objective (Hilton et al. 2021, "Batch size-invariance for policy optimization"): the ratio is
+// clipped around the proximal policy (the learner's at the start of the update), and each sample
+// is weighted by proximal / behaviour probability. Without lag both are the behaviour policy: PPO.
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
@@ -25,17 +27,19 @@ struct PpoLoss {
   at::Tensor value;          // 0.5 (V - R)^2, averaged
   at::Tensor entropy;        // mean entropy
   at::Tensor reference_kl;   // KL to the reference policy (k3 estimate); undefined without one
-  double approx_kl = 0;      // mean (r - 1) - log r
+  double approx_kl = 0;      // mean (r - 1) - log r (r: against the proximal policy)
   double clip_fraction = 0;  // share of samples whose ratio was clipped
 };
 
 // The loss of one minibatch given the current policy's evaluation of it. With
 // `reference_log_probs` (the starting policy's, of the same actions) and config.kl_coef > 0, it
 // adds kl_coef * KL(now || reference), estimated per sample as exp(d) - d - 1 with
-// d = reference - now (unbiased, never negative).
+// d = reference - now (unbiased, never negative). With `proximal_log_probs` the ratio is
+// now / proximal and each sample's surrogate is weighted by proximal / behaviour (decoupled PPO).
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
                  const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
-                 const at::Tensor& reference_log_probs = {});
+                 const at::Tensor& reference_log_probs = {},
+                 const at::Tensor& proximal_log_probs = {});
 
 struct PpoStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
@@ -63,6 +67,9 @@ class PpoLearner {
   Status set_rng_state(const std::string& hex);
 
  private:
+  // The learner's log-probabilities of the batch's actions as the update starts (no gradient).
+  at::Tensor proximal_log_probs();
+
   Policy& policy_;
   PpoConfig config_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
@@ -75,6 +82,7 @@ class PpoLearner {
   int epoch_ = 0;
   int64_t next_ = 0;
   bool updating_ = false;
+  at::Tensor proximal_log_probs_;  // of the batch, when some samples lag; else undefined
   PpoStats sums_;
 };
 

@@ -242,6 +242,29 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
   CHECK(grpo_mismatch(unfinished) == "segment env 0's episode does not end in it");
 }
 
+TEST_CASE("decoupled PPO for lagging samples: clipped around the proximal policy, weighted") {
+  PpoConfig c;
+  c.clip = 0.2;
+  c.value_coef = 0;
+  PolicyEvaluation now;
+  now.log_probs = at::tensor({0.5f, -0.5f});
+  now.entropy = at::zeros({2});
+  now.values = at::zeros({2});
+  const auto behaviour = at::zeros({2}), returns = at::zeros({2});
+  const auto advantages = at::tensor({2.0f, -1.0f});
+  // Proximal = behaviour: plain PPO (both ratios clipped: -mean(1.2 * 2, 0.8 * -1) = -0.8).
+  const auto plain = ppo_loss(now, behaviour, advantages, returns, c, {}, behaviour);
+  CHECK(plain.policy.item<double>() == doctest::Approx(-0.8).epsilon(1e-5));
+  // Proximal {0.4, -0.3}: ratios e^0.1 = 1.10517 and e^-0.2 = 0.81873, inside the clip range;
+  // weights e^0.4 = 1.49182 and e^-0.3 = 0.74082.
+  const auto proximal = at::tensor({0.4f, -0.3f});
+  const auto l = ppo_loss(now, behaviour, advantages, returns, c, {}, proximal);
+  CHECK(l.policy.item<double>() ==
+        doctest::Approx(-(1.49182 * 1.10517 * 2 + 0.74082 * 0.81873 * -1) / 2).epsilon(1e-4));
+  CHECK(l.clip_fraction == doctest::Approx(0.0));
+  CHECK(l.approx_kl == doctest::Approx((0.10517 - 0.1 + -0.18127 + 0.2) / 2).epsilon(1e-3));
+}
+
 TEST_CASE("the KL term to a reference policy, by hand") {
   PolicyEvaluation now;
   now.log_probs = at::zeros({2}, at::requires_grad());

@@ -306,6 +306,37 @@ TEST_CASE("the learner's shuffling state survives a checkpoint") {
   CHECK_FALSE(b.set_rng_state("not hex"));
 }
 
+TEST_CASE("lagging samples are clipped around the learner's policy, not the one that acted") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  PolicyInput input{at::randn({6, 10}), at::randint(0, 255, {6, 2, 16, 16, 3}, at::kByte),
+                    at::randint(1, 12, {6, 12}, at::kLong)};
+  PpoConfig c;
+  c.epochs = 1;
+  c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
+  auto first_step = [&](uint64_t lag) {
+    VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+    auto g = at::make_generator<at::CPUGeneratorImpl>(3);
+    const auto acted = policy.act(input, false, g);
+    TrainingBatch b;
+    b.inputs = input;
+    b.actions = acted.actions;
+    b.log_probs = acted.log_probs - 0.5;  // the acting policy gave these actions e^-0.5 as much
+    b.values = at::zeros({6});
+    b.advantages = at::randn({6});
+    b.returns = at::zeros({6});
+    b.policy_lag.add(lag, 6);
+    return PpoLearner(policy, c, 1).update(std::move(b));
+  };
+  // Fresh samples: the ratio to the behaviour policy is e^0.5, outside the clip range for all.
+  const auto fresh = first_step(0);
+  CHECK(fresh.clip_fraction == doctest::Approx(1.0));
+  CHECK(fresh.approx_kl == doctest::Approx(std::exp(0.5) - 1 - 0.5).epsilon(1e-3));
+  // One version behind: the ratio is to the learner's own policy (1), the lag is a weight.
+  const auto lagging = first_step(1);
+  CHECK(lagging.clip_fraction == doctest::Approx(0.0));
+  CHECK(lagging.approx_kl == doctest::Approx(0.0).epsilon(1e-4));
+}
+
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
