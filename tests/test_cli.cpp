@@ -32,6 +32,15 @@ Outcome run_program(const std::string& program, const std::string& args) {
 
 Outcome run(const std::string& args) { return run_program(DVLA_PPO, args); }
 
+// `program args` exits with `status` and its output says `message`.
+void check_refused(const std::string& program, const std::string& args, int status,
+                   const std::string& message) {
+  const auto o = run_program(program, args);
+  INFO(o.output);
+  CHECK(o.status == status);
+  CHECK(o.output.find(message) != std::string::npos);
+}
+
 std::string last_line(const std::string& text) {
   auto end = text.find_last_not_of('\n');
   auto begin = text.rfind('\n', end);
@@ -199,12 +208,9 @@ TEST_CASE("scripts/plot-run.sh draws a run's curves as a PNG and names a missing
   png.read(magic.data(), 4);
   CHECK(magic == "\x89PNG");
   CHECK(std::filesystem::file_size(dir + ".png") > 10'000);
-  auto missing = run_program(DVLA_PLOT_RUN, "x.png no/such/run");
-  CHECK(missing.status == 1);
-  CHECK(missing.output.find("'no/such/run/progress.jsonl' is missing or empty") !=
-        std::string::npos);
-  auto usage = run_program(DVLA_PLOT_RUN, "only.png");
-  CHECK(usage.status == 2);
+  check_refused(DVLA_PLOT_RUN, "x.png no/such/run", 1,
+                "'no/such/run/progress.jsonl' is missing or empty");
+  check_refused(DVLA_PLOT_RUN, "only.png", 2, "usage: scripts/plot-run.sh");
 }
 
 namespace {
@@ -259,18 +265,12 @@ TEST_CASE("scripts/steps-to-success.sh finds the env steps to a success rate and
                            "never                  | - -") != std::string::npos);
   CHECK(family.output.find("test_cli_reach_b              3  0.900 | v20 3000               | "
                            "v20 3000               | - -") != std::string::npos);
-  auto no_family = run_program(DVLA_STEPS_TO_SUCCESS, "--family push 0.5 test_cli_reach_a");
-  CHECK(no_family.status == 1);
-  CHECK(no_family.output.find("'test_cli_reach_a' has evaluations without family 'push'") !=
-        std::string::npos);
-  auto threshold = run_program(DVLA_STEPS_TO_SUCCESS, "80 test_cli_reach_a");
-  CHECK(threshold.status == 2);
-  CHECK(threshold.output.find("THRESHOLD '80' is not a success rate in [0, 1]") !=
-        std::string::npos);
-  auto missing = run_program(DVLA_STEPS_TO_SUCCESS, "0.8 no/such/run");
-  CHECK(missing.status == 1);
-  CHECK(missing.output.find("'no/such/run/progress.jsonl' is missing or empty") !=
-        std::string::npos);
+  check_refused(DVLA_STEPS_TO_SUCCESS, "--family push 0.5 test_cli_reach_a", 1,
+                "'test_cli_reach_a' has evaluations without family 'push'");
+  check_refused(DVLA_STEPS_TO_SUCCESS, "80 test_cli_reach_a", 2,
+                "THRESHOLD '80' is not a success rate in [0, 1]");
+  check_refused(DVLA_STEPS_TO_SUCCESS, "0.8 no/such/run", 1,
+                "'no/such/run/progress.jsonl' is missing or empty");
 }
 
 TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
