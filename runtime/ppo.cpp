@@ -5,6 +5,9 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "runtime/checkpoint.hpp"
 
 namespace dvla {
