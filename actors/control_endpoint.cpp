@@ -52,6 +52,7 @@ Ack on_command(self_ptr self, const msg::ControlFrame& frame) {
       self->quit();
       return {id, idle_ns(s)};
     case msg::Command::checkpoint:
+    case msg::Command::evaluate:
       break;
   }
   return make_error(errc::bad_setup, s.setup.name + " does not take '" +

@@ -264,7 +264,10 @@ caf::result<uint64_t> on_control(self_ptr self, const msg::ControlFrame& frame) 
     case msg::Command::ping:
       break;
     case msg::Command::checkpoint:
-      return make_error(errc::bad_setup, s.setup.name + " does not save checkpoints");
+    case msg::Command::evaluate:
+      return make_error(errc::bad_setup, s.setup.name + " does not take '" +
+                                             std::string(msg::command_name(command->kind)) +
+                                             "' orders");
   }
   return command->request_id;
 }

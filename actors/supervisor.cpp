@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "actors/actor_support.hpp"
 #include "actors/control_endpoint.hpp"
@@ -38,13 +40,19 @@ struct ControlEndpoint {
   bool takes_orders;  // pause and resume (samplers)
 };
 
+// An evaluation asked for by a control command: answered with its id once the result is in.
+struct EvaluationCommand {
+  caf::typed_response_promise<uint64_t> promise;
+  uint64_t id = 0;
+};
+
 struct SupervisorState {
   Config config;
   std::shared_ptr<const Checkpoint> resume;
   std::shared_ptr<LaneTracer> tracer;       // may be null
   std::shared_ptr<gpu::MemoryPools> pools;  // may be null
   trainer_actor trainer;
-  evaluator_actor evaluator;               // null unless eval.every > 0
+  evaluator_actor evaluator;               // null when eval.episodes is 0
   std::vector<ControlEndpoint> endpoints;  // the control plane's door to each lane actor
   uint64_t control_requests = 0;           // ids of control commands
   double control_rtt_sum_us = 0;
@@ -54,15 +62,18 @@ struct SupervisorState {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::deque<double> recent_returns, recent_successes;
   double lag_weighted_sum = 0;
-  uint64_t samples_at_start = 0;                      // trained before a resume
-  uint64_t env_steps_at_start = 0;                    // collected before a resume
-  uint64_t next_checkpoint = 0, next_evaluation = 0;  // versions due
-  bool evaluating = false;
+  uint64_t samples_at_start = 0;                       // trained before a resume
+  uint64_t env_steps_at_start = 0;                     // collected before a resume
+  uint64_t next_checkpoint = 0, next_evaluation = 0;   // versions due
+  bool evaluating = false;                             // one evaluation at a time
+  std::vector<EvaluationCommand> evaluation_commands;  // waiting for the latest weights' turn
   size_t samplers_finished = 0;
   bool stopping = false;
 };
 
 using self_ptr = caf::stateful_actor<SupervisorState>*;
+
+void evaluate_for_commands(self_ptr self);  // an evaluation's end starts the next one asked for
 
 // Monitored, to report how a child ended; linked, so that children end with the supervisor.
 template <class Handle>
@@ -168,7 +179,7 @@ void build_graph(self_ptr self, const GraphParts& parts) {
   s.trainer = watch(self, spawn_trainer(sys, t), t.name);
   add_endpoint(self, s.trainer, t.name, t.track);
 
-  if (c.run.eval_every > 0) {
+  if (c.run.eval_episodes > 0) {  // periodic evaluations, and those asked for by command
     EvaluatorSetup e;
     const auto id = static_cast<uint32_t>(c.graph.samplers);  // an index no sampler has
     const auto episodes = static_cast<size_t>(c.run.eval_episodes);
@@ -291,7 +302,7 @@ void request_checkpoint(self_ptr self, OnSaved saved, OnError failed) {
 }
 
 // A control command from outside the graph, applied to every actor it concerns; answered with
-// its request id once all have acknowledged (shutdown: at once).
+// its request id once all have acknowledged (shutdown: at once; evaluate: once evaluated).
 caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) {
   auto& s = self->state;
   auto command = msg::read(frame);
@@ -303,6 +314,17 @@ caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) 
       stop_graph(self);
       self->quit();
       return id;
+    case msg::Command::evaluate: {
+      if (!s.trainer) return make_error(errc::bad_setup, "there is no trainer");
+      if (!s.evaluator)
+        return refuse(caf::actor_cast<caf::actor>(self), "supervisor", errc::bad_setup,
+                      "an evaluation was asked for, but eval.episodes is 0: there is nothing to "
+                      "evaluate on");
+      auto promise = self->make_response_promise<uint64_t>();
+      s.evaluation_commands.push_back({promise, id});
+      evaluate_for_commands(self);
+      return promise;
+    }
     case msg::Command::checkpoint: {
       if (!s.trainer) return make_error(errc::bad_setup, "there is no trainer");
       auto promise = self->make_response_promise<uint64_t>();
@@ -379,32 +401,73 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   s.status.success_rate = mean(s.recent_successes);
 }
 
-// Evaluates `weights` on the evaluator; the result goes into the status and, when the weights
-// are a checkpoint's (`dir`), into that checkpoint.
-void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir) {
+// Answers the commands an evaluation was run for: their ids, or the error.
+void answer(std::vector<EvaluationCommand>& commands, const caf::error& error = {}) {
+  for (auto& c : commands) {
+    if (error)
+      c.promise.deliver(error);
+    else
+      c.promise.deliver(c.id);
+  }
+}
+
+// Evaluates `weights` on the evaluator (the caller has set `evaluating`); the result goes into
+// the status and, when the weights are a checkpoint's (`dir`), into that checkpoint; then
+// `commands` are answered and those waiting meanwhile get their evaluation.
+void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir,
+              std::vector<EvaluationCommand> commands = {}) {
   auto& s = self->state;
-  s.evaluating = true;
   const uint64_t env_steps = s.status.env_steps;  // when the weights were taken
   // No timeout: an evaluation takes as long as its episodes; the evaluator is watched, so its
   // failure still ends the run with its reason.
   self->request(s.evaluator, caf::infinite, weights)
       .then(
-          [self, dir, env_steps](const msg::MetricsFrame& frame) {
+          [self, dir, env_steps, commands](const msg::MetricsFrame& frame) mutable {
             auto& s = self->state;
             s.evaluating = false;
             auto m = msg::read(frame);
             auto summary = m ? evaluation_summary(*m) : Expected<EvaluationSummary>(m.error());
-            if (!summary)
-              return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
-                                     summary.error().message());
-            s.status.last_evaluation = *summary;
-            s.status.last_evaluation.env_steps = env_steps;
-            ++s.status.evaluations;
-            if (!dir.empty())
-              self->send<caf::message_priority::high>(s.trainer, evaluated_atom::value, dir,
-                                                      summary->success_rate, summary->mean_return);
+            if (!summary) {
+              answer(commands, refuse(caf::actor_cast<caf::actor>(self), "supervisor",
+                                      errc::malformed_message, summary.error().message()));
+            } else {
+              s.status.last_evaluation = *summary;
+              s.status.last_evaluation.env_steps = env_steps;
+              ++s.status.evaluations;
+              if (!dir.empty())
+                self->send<caf::message_priority::high>(s.trainer, evaluated_atom::value, dir,
+                                                        summary->success_rate,
+                                                        summary->mean_return);
+              answer(commands);
+            }
+            evaluate_for_commands(self);
           },
-          [self](caf::error& e) { fail(self, "evaluation failed: " + describe(e)); });
+          [self, commands](caf::error& e) mutable {
+            answer(commands, e);
+            fail(self, "evaluation failed: " + describe(e));
+          });
+}
+
+// Has the trainer's latest weights evaluated, then `commands` answered.
+void evaluate_latest(self_ptr self, std::vector<EvaluationCommand> commands = {}) {
+  auto& s = self->state;
+  s.evaluating = true;
+  self->request<caf::message_priority::high>(s.trainer, timeout_of(s.config.run.message_timeout_s),
+                                             weights_atom::value)
+      .then([self,
+             commands](const msg::WeightsFrame& weights) { evaluate(self, weights, {}, commands); },
+            [self, commands](caf::error& e) mutable {
+              answer(commands, e);
+              fail(self, "fetching weights to evaluate failed: " + describe(e));
+            });
+}
+
+// The evaluation commands waiting get one evaluation of the latest weights, unless one runs:
+// then they wait for its end.
+void evaluate_for_commands(self_ptr self) {
+  auto& s = self->state;
+  if (s.evaluating || s.evaluation_commands.empty() || s.stopping) return;
+  evaluate_latest(self, std::exchange(s.evaluation_commands, {}));
 }
 
 // Every checkpoint.every versions a checkpoint (with a logdir), every eval.every versions an
@@ -415,9 +478,13 @@ void snapshot_if_due(self_ptr self) {
   const auto& r = s.config.run;
   const uint64_t v = s.status.version;
   const bool checkpoint = !r.logdir.empty() && r.checkpoint_every > 0 && v >= s.next_checkpoint;
-  const bool evaluation = s.evaluator && !s.evaluating && v >= s.next_evaluation;
+  const bool evaluation =
+      s.evaluator && r.eval_every > 0 && !s.evaluating && v >= s.next_evaluation;
   if (checkpoint) s.next_checkpoint = v + static_cast<uint64_t>(r.checkpoint_every);
-  if (evaluation) s.next_evaluation = v + static_cast<uint64_t>(r.eval_every);
+  if (evaluation) {
+    s.next_evaluation = v + static_cast<uint64_t>(r.eval_every);
+    s.evaluating = true;
+  }
   if (checkpoint) {
     request_checkpoint(
         self,
@@ -426,12 +493,7 @@ void snapshot_if_due(self_ptr self) {
         },
         [self](caf::error& e) { fail(self, "saving a checkpoint failed: " + describe(e)); });
   } else if (evaluation) {
-    self->request<caf::message_priority::high>(s.trainer, actors::timeout_of(r.message_timeout_s),
-                                               weights_atom::value)
-        .then([self](const msg::WeightsFrame& weights) { evaluate(self, weights, {}); },
-              [self](caf::error& e) {
-                fail(self, "fetching weights to evaluate failed: " + describe(e));
-              });
+    evaluate_latest(self);
   }
 }
 

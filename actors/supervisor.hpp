@@ -11,7 +11,9 @@
 //                       directory) and its weights
 //   shutdown_atom       stops every actor of the graph, then the supervisor
 //   ControlFrame     -> uint64_t request id, once every actor it concerns has acknowledged: ping
-//                       (every control endpoint), pause and resume (samplers), checkpoint, shutdown
+//                       (every control endpoint), pause and resume (samplers), checkpoint,
+//                       shutdown; evaluate: once the latest weights' evaluation is in the status
+//                       (after the running one, if any; refused when eval.episodes is 0)
 //
 // Every lane actor has a control endpoint (actors/control_endpoint.hpp) that the supervisor pings
 // every control.ping_interval_s; the round trips go into the status.

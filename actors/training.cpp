@@ -18,6 +18,7 @@
 #include "actors/supervisor.hpp"
 #include "actors/type_registry.hpp"
 #include "gpu/memory_pools.hpp"
+#include "messages/control_command.hpp"
 #include "runtime/blas_info.hpp"
 #include "runtime/progress_watchdog.hpp"
 
@@ -63,28 +64,40 @@ Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped
 }
 
 // Why a run that is still collecting should end now; empty: it goes on.
-std::string early_end(const RunStatus& status, const Config& config, const StopRequest* stop) {
-  if (stop && stop->requested()) return "stop request";
+std::string early_end(const RunStatus& status, const Config& config, const RunRequests* requests) {
+  if (requests && requests->stop_requested()) return "stop request";
   if (config.run.max_seconds > 0 && status.wall_seconds >= config.run.max_seconds)
     return "max_seconds";
   return {};
 }
 
+// Passes the evaluations `requests` asked for since `sent` to the supervisor as control commands.
+// Their answers are not awaited (an evaluation takes a while); a refusal is reported by the
+// supervisor itself.
+void send_evaluation_requests(const caf::actor& supervisor, const RunRequests* requests,
+                              uint64_t& sent) {
+  if (!requests) return;
+  for (const uint64_t asked = requests->evaluations_requested(); sent < asked;)
+    caf::anon_send(supervisor, msg::build(msg::ControlCommand{msg::Command::evaluate, ++sent, {}}));
+}
+
 // Polls the supervisor until the run ends and collects its result; the graph still runs after.
 Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor& supervisor,
                                       const Config& config, const ProgressCallback& on_progress,
-                                      const StopRequest* stop) {
+                                      const RunRequests* requests) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
   ProgressWatchdog watchdog(timeout_s);
   Expected<RunStatus> status = Error("not started");
   std::string stopped_by;
+  uint64_t evaluations_sent = 0;
   for (;;) {
     std::this_thread::sleep_for(poll_interval);
+    send_evaluation_requests(supervisor, requests, evaluations_sent);
     status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
-    if (stopped_by = early_end(*status, config, stop); !stopped_by.empty()) break;
+    if (stopped_by = early_end(*status, config, requests); !stopped_by.empty()) break;
     if (auto moving = watchdog.check(*status); !moving) return moving.error();
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
@@ -117,11 +130,11 @@ Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& conf
                                    std::shared_ptr<const Checkpoint> resume,
                                    std::shared_ptr<LaneTracer> tracer,
                                    std::shared_ptr<gpu::MemoryPools> pools,
-                                   const StopRequest* stop) {
+                                   const RunRequests* requests) {
   caf::scoped_actor self{system};  // counts as a running actor while it lives
   auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume),
                                              std::move(tracer), std::move(pools));
-  auto result = await_result(self, supervisor, config, on_progress, stop);
+  auto result = await_result(self, supervisor, config, on_progress, requests);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
 }
@@ -130,7 +143,8 @@ Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& conf
 
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress,
-                               std::shared_ptr<const Checkpoint> resume, const StopRequest* stop) {
+                               std::shared_ptr<const Checkpoint> resume,
+                               const RunRequests* requests) {
   if (auto valid = validate(config); !valid) return valid.error();
   const auto tracer = std::make_shared<LaneTracer>(!config.run.trace.empty());
   // A trace file that cannot be written is found before the run, not after it.
@@ -156,7 +170,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
   caf::actor_system system{caf_config};
   auto result =
-      run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools, stop);
+      run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools, requests);
   system.await_all_actors_done();  // every track is complete
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())

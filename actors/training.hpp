@@ -12,8 +12,8 @@
 #include "runtime/expected.hpp"
 #include "runtime/graph_parts.hpp"
 #include "runtime/lane_report.hpp"
+#include "runtime/run_requests.hpp"
 #include "runtime/run_status.hpp"
-#include "runtime/stop_request.hpp"
 
 namespace dvla {
 
@@ -29,14 +29,15 @@ struct TrainingResult {
 // Called about every config.run.progress_interval_s seconds while the run goes on.
 using ProgressCallback = std::function<void(const RunStatus&)>;
 
-// Runs the actor graph until max_env_steps are collected, max_seconds have passed or `stop` is
-// requested; with a logdir, checkpoints go to <logdir>/checkpoints (the last one at the end);
-// with a trace file, every lane's spans go there once the graph has stopped. `resume` continues
-// a run from one of its checkpoints: version, counters, optimizer and RNG go on from there. The
-// error names the actor that failed and why.
+// Runs the actor graph until max_env_steps are collected, max_seconds have passed or `requests`
+// asks it to stop (each evaluation it asks for is run on the latest weights and shows in the
+// status like a periodic one); with a logdir, checkpoints go to <logdir>/checkpoints (the last one
+// at the end); with a trace file, every lane's spans go there once the graph has stopped. `resume`
+// continues a run from one of its checkpoints: version, counters, optimizer and RNG go on from
+// there. The error names the actor that failed and why.
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress = {},
                                std::shared_ptr<const Checkpoint> resume = nullptr,
-                               const StopRequest* stop = nullptr);
+                               const RunRequests* requests = nullptr);
 
 }  // namespace dvla

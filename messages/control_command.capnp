@@ -1,5 +1,5 @@
 @0x84c3677f02bb0947;
-# Control plane, supervisor -> any actor.
+# Control plane, supervisor -> any actor (and outside -> supervisor).
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("dvla::schema");
 
@@ -14,5 +14,6 @@ struct ControlCommand {
     resume @2;
     checkpoint @3;
     shutdown @4;
+    evaluate @5;   # supervisor only: evaluate the latest weights now
   }
 }

@@ -17,6 +17,8 @@ std::string_view command_name(Command c) noexcept {
       return "checkpoint";
     case Command::shutdown:
       return "shutdown";
+    case Command::evaluate:
+      return "evaluate";
   }
   return "unknown";
 }
@@ -35,7 +37,7 @@ Expected<ControlCommand> read(const ControlFrame& f) {
       f.bytes(), f.kind, [](schema::ControlCommand::Reader r) {
         ControlCommand m;
         const auto kind = static_cast<uint16_t>(r.getKind());
-        codec::require(kind <= static_cast<uint16_t>(Command::shutdown),
+        codec::require(kind <= static_cast<uint16_t>(Command::evaluate),
                        "field 'kind' is not a known command");
         m.kind = static_cast<Command>(kind);
         m.request_id = r.getRequestId();

@@ -1,6 +1,7 @@
 #pragma once
 // ControlCommand: a low-frequency order from the supervisor (ping, pause, resume, checkpoint,
-// shutdown), acknowledged with its request id.
+// shutdown), acknowledged with its request id; and to the supervisor from outside the graph
+// (those, and evaluate: the latest weights, now).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,7 +11,7 @@
 
 namespace dvla::msg {
 
-enum class Command : uint8_t { ping, pause, resume, checkpoint, shutdown };
+enum class Command : uint8_t { ping, pause, resume, checkpoint, shutdown, evaluate };
 std::string_view command_name(Command c) noexcept;
 
 struct ControlCommand {

@@ -180,6 +180,38 @@ TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluatio
   CHECK(std::filesystem::exists(dir + "/summary.json"));
 }
 
+TEST_CASE("SIGUSR1 evaluates the latest weights during a run and the run goes on") {
+  const std::string dir = "test_cli_usr1";
+  std::filesystem::remove_all(dir);
+  // Once it has trained, SIGUSR1; once the evaluation is printed, SIGTERM (60 s at most each).
+  std::ofstream(dir + ".sh") << DVLA_PPO
+                             << " --max-env-steps 1000000000 --set eval.episodes=2 --json"
+                             << " --set progress_interval_s=0.1 --logdir " << dir << " > " << dir
+                             << ".out 2>&1 &\n"
+                             << "pid=$!\n"
+                             << "for i in $(seq 600); do\n"
+                             << "  grep -qs '\"version\":[1-9]' " << dir
+                             << "/progress.jsonl && break; sleep 0.1\n"
+                             << "done\n"
+                             << "kill -USR1 $pid\n"
+                             << "for i in $(seq 600); do\n"
+                             << "  grep -qs 'evaluation of version' " << dir
+                             << ".out && break; sleep 0.1\n"
+                             << "done\n"
+                             << "kill -TERM $pid; wait $pid; echo \"exit status $?\"; cat " << dir
+                             << ".out\n";
+  auto o = run_program("sh", dir + ".sh");
+  INFO(o.output);
+  REQUIRE(o.status == 0);
+  CHECK(o.output.find("exit status 0") != std::string::npos);
+  CHECK(o.output.find("dvla-ppo: SIGUSR1: evaluating the latest weights") != std::string::npos);
+  CHECK(o.output.find("evaluation of version ") != std::string::npos);
+  const auto summary = nlohmann::json::parse(last_line(o.output));
+  CHECK(summary["stopped_by"] == "SIGTERM");  // SIGUSR1 did not stop it
+  CHECK(summary["evaluations"].get<int>() == 1);
+  CHECK(summary["last_eval"]["version"].get<int>() >= 1);
+}
+
 TEST_CASE("--max-seconds stops a run on the wall clock and says so") {
   auto o = run("--max-env-steps 1000000000 --max-seconds 1 --set eval.episodes=3 --json");
   REQUIRE(o.status == 0);

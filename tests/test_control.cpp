@@ -1,6 +1,7 @@
 // The control plane: every lane actor has a control endpoint of its own, which answers while its
 // data actor is busy; the supervisor's control rounds reach every actor (pause stops the
-// samplers, resume restarts them) and are timed into the run's status.
+// samplers, resume restarts them) and are timed into the run's status; an evaluate command has
+// the latest weights evaluated.
 #include "tests/doctest_with_torch.hpp"
 
 #include <caf/all.hpp>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "actors/actor_support.hpp"
 #include "actors/atoms.hpp"
@@ -147,4 +149,46 @@ TEST_CASE("control rounds reach every actor: pause stops the samplers, resume re
   auto [stopped, e3] = order(self, supervisor, command(msg::Command::shutdown, 9));
   CHECK(stopped == std::optional<uint64_t>(9));
   self->wait_for(supervisor);
+}
+
+TEST_CASE("an evaluate command evaluates the latest weights; without episodes it is refused") {
+  System s;
+  Config c;
+  c.run.max_env_steps = 1'000'000'000;  // runs until shut down
+  c.run.eval_every = 0;                 // no periodic evaluations: only those commanded
+  c.run.eval_episodes = 3;
+  auto supervisor = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  caf::scoped_actor self{*s.system};
+  while (status(self, supervisor).version < 2) std::this_thread::sleep_for(wait / 3000);
+  const auto before = status(self, supervisor);
+  CHECK(before.evaluations == 0);
+
+  auto [evaluated, e1] = order(self, supervisor, command(msg::Command::evaluate, 21));
+  REQUIRE_MESSAGE(evaluated, e1);
+  CHECK(*evaluated == 21);
+  const auto after = status(self, supervisor);
+  CHECK(after.evaluations == 1);  // answered once the result is in the status
+  CHECK(after.last_evaluation.episodes == 3);
+  CHECK(after.last_evaluation.version >= before.version);  // the latest weights, not the first
+
+  // Two at once: the second waits for the first to end, then gets an evaluation of its own.
+  auto first = self->request(supervisor, wait, command(msg::Command::evaluate, 22));
+  auto second = self->request(supervisor, wait, command(msg::Command::evaluate, 23));
+  std::vector<uint64_t> ids;
+  for (auto* handle : {&first, &second})
+    handle->receive([&](uint64_t answered) { ids.push_back(answered); },
+                    [&](const caf::error& e) { FAIL("evaluate failed: ", describe(e)); });
+  CHECK(ids == std::vector<uint64_t>{22, 23});
+  CHECK(status(self, supervisor).evaluations == 3);
+  order(self, supervisor, command(msg::Command::shutdown, 24));
+  self->wait_for(supervisor);
+
+  c.run.eval_episodes = 0;
+  auto without = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  auto [refused, e2] = order(self, without, command(msg::Command::evaluate, 25));
+  CHECK_FALSE(refused);
+  CHECK(e2.find("eval.episodes is 0") != std::string::npos);
+  CHECK(status(self, without).evaluations == 0);
+  order(self, without, command(msg::Command::shutdown, 26));
+  self->wait_for(without);
 }

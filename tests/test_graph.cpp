@@ -227,13 +227,13 @@ TEST_CASE("a stop request ends the run as its budget would: final checkpoint and
   config.run.max_env_steps = 1'000'000'000;  // only the stop can end it
   config.run.logdir = logdir;
   config.run.progress_interval_s = 0.05;
-  StopRequest stop;
+  RunRequests requests;
   auto result = train(
       config, default_graph_parts(config),
-      [&stop](const RunStatus& s) {
-        if (s.version >= 3) stop.request();
+      [&requests](const RunStatus& s) {
+        if (s.version >= 3) requests.request_stop();
       },
-      nullptr, &stop);
+      nullptr, &requests);
   REQUIRE_MESSAGE(result, result.error().message());
   CHECK(result->stopped_by == "stop request");
   CHECK(result->status.version >= 3);
@@ -244,6 +244,32 @@ TEST_CASE("a stop request ends the run as its budget would: final checkpoint and
   REQUIRE_MESSAGE(saved, saved.error().message());
   CHECK(saved->state.version == result->status.version);
   CHECK(CheckpointStore::latest(logdir).value() == result->checkpoint);
+}
+
+TEST_CASE("an evaluation asked for during the run evaluates the latest weights") {
+  Config config;
+  config.run.max_env_steps = 1'000'000'000;  // only the stop can end it
+  config.run.progress_interval_s = 0.05;
+  config.run.eval_every = 0;  // no periodic evaluations: only the one asked for
+  config.run.eval_episodes = 2;
+  RunRequests requests;
+  uint64_t asked_at_version = 0;
+  auto result = train(
+      config, default_graph_parts(config),
+      [&](const RunStatus& s) {
+        if (s.version >= 2 && asked_at_version == 0) {
+          asked_at_version = s.version;
+          requests.request_evaluation();
+        }
+        if (s.evaluations > 0) requests.request_stop();
+      },
+      nullptr, &requests);
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->stopped_by == "stop request");
+  CHECK(result->status.evaluations == 1);
+  CHECK(result->status.last_evaluation.episodes == 2);
+  CHECK(result->status.last_evaluation.version >= asked_at_version);
+  CHECK(result->status.last_evaluation.env_steps > 0);
 }
 
 TEST_CASE("max_seconds ends the run after that much wall clock, with its reason") {

@@ -9,7 +9,7 @@
 
 #include "actors/training.hpp"
 #include "apps/common/lane_summary.hpp"
-#include "apps/common/signal_stop.hpp"
+#include "apps/common/run_signals.hpp"
 #include "apps/dvla-ppo/options.hpp"
 #include "runtime/blas_info.hpp"
 #include "runtime/checkpoint.hpp"
@@ -94,6 +94,29 @@ void print_progress(const RunStatus& s) {
       std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale, eval);
   std::fflush(stdout);
 }
+
+// Prints each evaluation of the run (periodic, or asked for by SIGUSR1) once, as it arrives.
+class EvaluationLines {
+ public:
+  void print_new(const RunStatus& s) {
+    if (s.evaluations == shown_) return;
+    shown_ = s.evaluations;
+    const auto& e = s.last_evaluation;
+    std::string success;
+    if (!e.success_per_family.empty()) {
+      success = fmt::format(", success {:.1f}%", 100 * e.success_rate);
+      for (const auto& [family, rate] : e.success_per_family)
+        success += fmt::format(" ({} {:.1f}%)", family, 100 * rate);
+    }
+    fmt::print(
+        "evaluation of version {} (at {} env steps): mean return {:.1f} over {} episodes (mean "
+        "length {:.1f}){}\n",
+        e.version, e.env_steps, e.mean_return, e.episodes, e.mean_length, success);
+  }
+
+ private:
+  uint64_t shown_ = 0;
+};
 
 // Appends one JSON line per progress report under logdir (a resumed run continues its file).
 class ProgressLog {
@@ -180,13 +203,13 @@ dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(const std::
 }
 
 // "SIGINT" or "SIGTERM" for a stop asked by a signal, else what the training reported.
-std::string stop_reason(const dvla::TrainingResult& result, const dvla::apps::SignalStop& signals) {
-  const auto signal = signals.signal_name();
+std::string stop_reason(const dvla::TrainingResult& result, const dvla::apps::RunSignals& signals) {
+  const auto signal = signals.stop_signal_name();
   return result.stopped_by == "stop request" && !signal.empty() ? signal : result.stopped_by;
 }
 
 int train(const dvla::apps::PpoOptions& options) {
-  dvla::apps::SignalStop signals("dvla-ppo");
+  dvla::apps::RunSignals signals("dvla-ppo");
   const Config& config = options.config;
   const auto& logdir = config.run.logdir;
   std::shared_ptr<const dvla::Checkpoint> resume;
@@ -210,14 +233,16 @@ int train(const dvla::apps::PpoOptions& options) {
   std::fflush(stdout);
 
   ProgressLog log(logdir, resume != nullptr);
+  EvaluationLines evaluations;
   const auto parts = dvla::default_graph_parts(config);
   auto result = dvla::train(
       config, parts,
       [&](const RunStatus& s) {
         print_progress(s);
+        evaluations.print_new(s);
         log.write(s);
       },
-      resume, &signals.request());
+      resume, &signals.requests());
   if (!result) return fail("training failed: " + result.error().message());
   if (!logdir.empty())
     if (auto saved =
