@@ -151,12 +151,16 @@ TEST_CASE("--resume goes on from a run's last checkpoint; --eval evaluates a che
   CHECK(e["checkpoint"].get<std::string>().find(dir + "/checkpoints/v") == 0);
 }
 
-TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluation and summary") {
-  const std::string dir = "test_cli_stop";
+namespace {
+
+// Runs dvla-ppo in the background on CartPole with a logdir `dir` and `eval_episodes`; once it
+// has trained (a version in its progress log; 60 s at most) runs `meanwhile` (shell lines, $pid
+// is dvla-ppo's), then stops it with SIGTERM. The output: dvla-ppo's, after "exit status N".
+Outcome signalled_run(const std::string& dir, int eval_episodes, const std::string& meanwhile) {
   std::filesystem::remove_all(dir);
-  // Stopped once it has trained (a version in its progress log), or after 60 s regardless.
   std::ofstream(dir + ".sh") << DVLA_PPO
-                             << " --max-env-steps 1000000000 --set eval.episodes=3 --json"
+                             << " --max-env-steps 1000000000 --set eval.episodes=" << eval_episodes
+                             << " --json"
                              << " --set progress_interval_s=0.1 --logdir " << dir << " > " << dir
                              << ".out 2>&1 &\n"
                              << "pid=$!\n"
@@ -164,9 +168,17 @@ TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluatio
                              << "  grep -qs '\"version\":[1-9]' " << dir
                              << "/progress.jsonl && break; sleep 0.1\n"
                              << "done\n"
+                             << meanwhile
                              << "kill -TERM $pid; wait $pid; echo \"exit status $?\"; cat " << dir
                              << ".out\n";
-  auto o = run_program("sh", dir + ".sh");
+  return run_program("sh", dir + ".sh");
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluation and summary") {
+  const std::string dir = "test_cli_stop";
+  auto o = signalled_run(dir, 3, "");
   INFO(o.output);
   REQUIRE(o.status == 0);
   CHECK(o.output.find("exit status 0") != std::string::npos);
@@ -182,25 +194,14 @@ TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluatio
 
 TEST_CASE("SIGUSR1 evaluates the latest weights during a run and the run goes on") {
   const std::string dir = "test_cli_usr1";
-  std::filesystem::remove_all(dir);
-  // Once it has trained, SIGUSR1; once the evaluation is printed, SIGTERM (60 s at most each).
-  std::ofstream(dir + ".sh") << DVLA_PPO
-                             << " --max-env-steps 1000000000 --set eval.episodes=2 --json"
-                             << " --set progress_interval_s=0.1 --logdir " << dir << " > " << dir
-                             << ".out 2>&1 &\n"
-                             << "pid=$!\n"
-                             << "for i in $(seq 600); do\n"
-                             << "  grep -qs '\"version\":[1-9]' " << dir
-                             << "/progress.jsonl && break; sleep 0.1\n"
-                             << "done\n"
-                             << "kill -USR1 $pid\n"
-                             << "for i in $(seq 600); do\n"
-                             << "  grep -qs 'evaluation of version' " << dir
-                             << ".out && break; sleep 0.1\n"
-                             << "done\n"
-                             << "kill -TERM $pid; wait $pid; echo \"exit status $?\"; cat " << dir
-                             << ".out\n";
-  auto o = run_program("sh", dir + ".sh");
+  // SIGUSR1, then SIGTERM once the evaluation is printed (or after 60 s).
+  auto o = signalled_run(dir, 2,
+                         "kill -USR1 $pid\n"
+                         "for i in $(seq 600); do\n"
+                         "  grep -qs 'evaluation of version' " +
+                             dir +
+                             ".out && break; sleep 0.1\n"
+                             "done\n");
   INFO(o.output);
   REQUIRE(o.status == 0);
   CHECK(o.output.find("exit status 0") != std::string::npos);
