@@ -167,6 +167,14 @@ TEST_CASE("version announcement, control command and metrics round-trip") {
   CHECK(c->kind == Command::checkpoint);
   CHECK(c->request_id == 99);
   CHECK(c->argument == "/tmp/ckpt");
+  auto e = read(build(ControlCommand{Command::evaluate, 100, {}}));
+  REQUIRE(e);
+  CHECK(e->kind == Command::evaluate);
+  CHECK(command_name(e->kind) == "evaluate");
+  // A kind from a newer peer that this build does not know is refused by name.
+  auto unknown = read(build(ControlCommand{static_cast<Command>(6), 101, {}}));
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message().find("'kind' is not a known command") != std::string::npos);
 
   Metrics m{"sampler/1", 123456789, {{"env_steps", 512}, {"episode_return", 21.5}}};
   auto mo = read(build(m));
