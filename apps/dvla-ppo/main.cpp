@@ -112,6 +112,7 @@ class EvaluationLines {
         "evaluation of version {} (at {} env steps): mean return {:.1f} over {} episodes (mean "
         "length {:.1f}){}\n",
         e.version, e.env_steps, e.mean_return, e.episodes, e.mean_length, success);
+    std::fflush(stdout);
   }
 
  private:
