@@ -194,11 +194,12 @@ TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluatio
 
 TEST_CASE("SIGUSR1 evaluates the latest weights during a run and the run goes on") {
   const std::string dir = "test_cli_usr1";
-  // SIGUSR1, then SIGTERM once the evaluation is printed (or after 60 s).
+  // SIGUSR1, then SIGTERM once the evaluation's line is printed (or after 60 s); the SIGUSR1
+  // message names that line too, so only a line that starts with it counts.
   auto o = signalled_run(dir, 2,
                          "kill -USR1 $pid\n"
                          "for i in $(seq 600); do\n"
-                         "  grep -qs 'evaluation of version' " +
+                         "  grep -qs '^evaluation of version' " +
                              dir +
                              ".out && break; sleep 0.1\n"
                              "done\n");
@@ -206,7 +207,7 @@ TEST_CASE("SIGUSR1 evaluates the latest weights during a run and the run goes on
   REQUIRE(o.status == 0);
   CHECK(o.output.find("exit status 0") != std::string::npos);
   CHECK(o.output.find("dvla-ppo: SIGUSR1: evaluating the latest weights") != std::string::npos);
-  CHECK(o.output.find("evaluation of version ") != std::string::npos);
+  CHECK(o.output.find("\nevaluation of version ") != std::string::npos);  // stdout's own line
   const auto summary = nlohmann::json::parse(last_line(o.output));
   CHECK(summary["stopped_by"] == "SIGTERM");  // SIGUSR1 did not stop it
   CHECK(summary["evaluations"].get<int>() == 1);
