@@ -15,7 +15,7 @@ typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
   return f(caf::meta::type_name("dvla::LearnerSummary"), x.policy_loss, x.value_loss, x.entropy,
-           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples);
+           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples, x.learning_rate);
 }
 
 template <class Inspector>

@@ -351,7 +351,8 @@ void set_learner(LearnerSummary& l, const std::string& name, double value) {
                                                     {"learner_approx_kl", &l.approx_kl},
                                                     {"learner_clip_fraction", &l.clip_fraction},
                                                     {"learner_reference_kl", &l.reference_kl},
-                                                    {"learner_samples", &l.samples}};
+                                                    {"learner_samples", &l.samples},
+                                                    {"learner_learning_rate", &l.learning_rate}};
   for (const auto& [key, field] : fields)
     if (name == key) *field = value;
 }

@@ -14,6 +14,7 @@
 #include "runtime/flat_parameters.hpp"
 #include "runtime/grpo.hpp"
 #include "runtime/intra_op_threads.hpp"
+#include "runtime/learning_rate_schedule.hpp"
 #include "runtime/lock_step.hpp"
 #include "runtime/observation_check.hpp"
 #include "runtime/optimizer_state.hpp"
@@ -43,6 +44,7 @@ struct TrainerState {
   std::shared_ptr<Policy> reference;  // the starting policy, for a KL term; null without one
   std::unique_ptr<FlatParameters> parameters;
   std::unique_ptr<PpoLearner> learner;
+  LearningRateSchedule learning_rates;
   std::unique_ptr<StalenessBound> staleness;
   std::unique_ptr<CheckpointStore> checkpoints;  // null without a checkpoint root
   std::vector<PendingCheckpoint> pending_checkpoints;
@@ -128,7 +130,8 @@ void report(const TrainerState& s, const PpoStats& stats, const PolicyLagCounts&
                {"learner_approx_kl", stats.approx_kl},
                {"learner_clip_fraction", stats.clip_fraction},
                {"learner_reference_kl", stats.reference_kl},
-               {"learner_samples", static_cast<double>(stats.samples)}};
+               {"learner_samples", static_cast<double>(stats.samples)},
+               {"learner_learning_rate", stats.learning_rate}};
   for (size_t versions = 0; versions < lag.samples.size(); ++versions)
     if (lag.samples[versions] > 0)
       m.samples.emplace_back("policy_lag_" + std::to_string(versions),
@@ -189,6 +192,7 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
             .log_probs.to(at::kCPU);
   }
   s.batch_lag = batch.policy_lag;
+  s.learner->set_learning_rate(s.learning_rates.at(s.version));
   s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;
@@ -303,6 +307,9 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
   s.parameters = std::make_unique<FlatParameters>(*s.policy, s.setup.model_lease);
   s.learner = std::make_unique<PpoLearner>(*s.policy, learner_config(s.setup.config), s.setup.seed);
+  const auto& ppo = s.setup.config.ppo;
+  s.learning_rates =
+      LearningRateSchedule::parse(ppo.learning_rate, ppo.learning_rate_schedule).value();
   if (s.setup.config.ppo.kl_coef > 0) s.reference = s.setup.make_policy();
   s.staleness =
       std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.config.ppo.max_policy_lag));

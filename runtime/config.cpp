@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "envs/tabletop/suite.hpp"
+#include "runtime/learning_rate_schedule.hpp"
 
 namespace dvla {
 namespace {
@@ -123,6 +124,10 @@ std::vector<Field> fields(Config& c) {
        "docs/gpu.md)",
        &c.model.device},
       {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
+      {"ppo.learning_rate_schedule",
+       "learning rates from given policy versions on, VERSION:RATE,... (e.g. 200:3e-5: "
+       "ppo.learning_rate until version 200, then 3e-5); empty: ppo.learning_rate throughout",
+       &c.ppo.learning_rate_schedule},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
       {"ppo.clip", "clip range of the importance ratio", &c.ppo.clip},
@@ -338,6 +343,8 @@ Status validate(const Config& c) {
     if (h < 1) return fail("model.hidden widths must be positive");
   const auto& p = c.ppo;
   if (p.learning_rate <= 0) return fail("ppo.learning_rate must be positive");
+  if (auto s = LearningRateSchedule::parse(p.learning_rate, p.learning_rate_schedule); !s)
+    return fail("ppo.learning_rate_schedule: " + s.error().message());
   if (p.gamma < 0 || p.gamma > 1) return fail("ppo.gamma must be in [0, 1]");
   if (p.gae_lambda < 0 || p.gae_lambda > 1) return fail("ppo.gae_lambda must be in [0, 1]");
   if (p.clip <= 0) return fail("ppo.clip must be positive");

@@ -69,6 +69,12 @@ Status PpoLearner::set_rng_state(const std::string& hex) {
   return Status::ok();
 }
 
+void PpoLearner::set_learning_rate(double rate) {
+  config_.learning_rate = rate;
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+}
+
 PpoStats PpoLearner::update(TrainingBatch batch) {
   begin(std::move(batch));
   while (step()) {
@@ -80,6 +86,7 @@ void PpoLearner::begin(TrainingBatch batch) {
   batch_ = std::move(batch);
   sums_ = PpoStats{};
   sums_.samples = batch_.size();
+  sums_.learning_rate = config_.learning_rate;
   epoch_ = 0;
   next_ = 0;
   updating_ = batch_.size() > 0 && config_.epochs > 0;

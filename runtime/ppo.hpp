@@ -44,6 +44,7 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
 struct PpoStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
          reference_kl = 0;
+  double learning_rate = 0;  // of the update
   int64_t samples = 0;
   int gradient_steps = 0;
 };
@@ -54,6 +55,8 @@ class PpoLearner {
  public:
   PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed);
   ~PpoLearner();
+  // The rate of the updates that begin from now on (config.learning_rate until set).
+  void set_learning_rate(double rate);
   PpoStats update(TrainingBatch batch);
   void begin(TrainingBatch batch);
   // One minibatch gradient step of the current update; false once the update is complete.
@@ -71,7 +74,7 @@ class PpoLearner {
   at::Tensor proximal_log_probs();
 
   Policy& policy_;
-  PpoConfig config_;
+  PpoConfig config_;  // config_.learning_rate: the rate of the next update
   std::unique_ptr<torch::optim::Adam> optimizer_;
   at::Generator generator_;  // minibatch shuffling
   at::Device device_;        // the policy's: where minibatches are moved

@@ -1,11 +1,14 @@
 #pragma once
 // Settings of the PPO learner (plain data: no LibTorch here).
 #include <cstdint>
+#include <string>
 
 namespace dvla {
 
 struct PpoConfig {
   double learning_rate = 1e-3;
+  // From given versions on, other rates: "VERSION:RATE,..." (runtime/learning_rate_schedule.hpp).
+  std::string learning_rate_schedule;
   double gamma = 0.99;
   double gae_lambda = 0.95;
   double clip = 0.2;  // clip range of the importance ratio in the surrogate

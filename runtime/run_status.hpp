@@ -26,6 +26,7 @@ struct LearnerSummary {
   double clip_fraction = 0;  // of samples whose ratio was clipped
   double reference_kl = 0;   // to the starting policy (with ppo.kl_coef > 0)
   double samples = 0;
+  double learning_rate = 0;  // of that update (ppo.learning_rate_schedule)
 };
 
 // Control round trips: the supervisor to every actor's control endpoint and back, timed from the

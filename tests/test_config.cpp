@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "runtime/config.hpp"
+#include "runtime/learning_rate_schedule.hpp"
 
 using namespace dvla;
 
@@ -90,4 +91,37 @@ TEST_CASE("validation names the setting that is out of range") {
   c = Config{};
   c.memory.model_mib = 0;
   CHECK(validate(c).error().message() == "invalid config: memory.model_mib must be at least 1");
+}
+
+TEST_CASE("a learning-rate schedule: rates from given versions on, bad steps refused by name") {
+  auto schedule = LearningRateSchedule::parse(1e-4, "200:3e-5, 1000:1e-5");
+  REQUIRE_MESSAGE(schedule, schedule.error().message());
+  CHECK(schedule->at(0) == 1e-4);
+  CHECK(schedule->at(199) == 1e-4);
+  CHECK(schedule->at(200) == 3e-5);
+  CHECK(schedule->at(999) == 3e-5);
+  CHECK(schedule->at(5000) == 1e-5);
+  CHECK(LearningRateSchedule::parse(1e-4, "").value().at(7) == 1e-4);
+
+  auto message = [](const std::string& text) {
+    return LearningRateSchedule::parse(1e-4, text).error().message();
+  };
+  CHECK(message("200") == "learning-rate step '200' is not VERSION:RATE");
+  CHECK(message("x:1e-5") ==
+        "learning-rate step 'x:1e-5' has no version (a non-negative integer) before ':'");
+  CHECK(message("10:0") == "learning-rate step '10:0' has no positive rate after ':'");
+  CHECK(message("10:fast") == "learning-rate step '10:fast' has no positive rate after ':'");
+  CHECK(message("20:1e-5,10:1e-6") ==
+        "learning-rate step '10:1e-6' does not come after the step before it (versions must "
+        "increase)");
+  CHECK(message("10:1e-5,,20:1e-6") ==
+        "learning-rate schedule '10:1e-5,,20:1e-6' has an empty step");
+
+  Config c;
+  REQUIRE(set_config_value(c, "ppo.learning_rate_schedule", "-3:1e-5"));
+  auto invalid = validate(c);
+  REQUIRE_FALSE(invalid);
+  CHECK(invalid.error().message() ==
+        "invalid config: ppo.learning_rate_schedule: learning-rate step '-3:1e-5' has no version "
+        "(a non-negative integer) before ':'");
 }

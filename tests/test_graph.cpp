@@ -183,6 +183,7 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   config.run.checkpoint_keep = 2;
   config.run.eval_every = 3;
   config.run.eval_episodes = 4;
+  config.ppo.learning_rate_schedule = "4:5e-4";
   const auto parts = default_graph_parts(config);
   auto first = train(config, parts);
   REQUIRE_MESSAGE(first, first.error().message());
@@ -198,6 +199,9 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(CheckpointStore::latest(logdir).value() == first->checkpoint);
   auto saved = load_checkpoint(first->checkpoint);
   REQUIRE_MESSAGE(saved, saved.error().message());
+  // The last update reported started at version 4 or later (the status may trail it by one).
+  REQUIRE(s1.version >= 6);
+  CHECK(s1.learner.learning_rate == doctest::Approx(5e-4));
   CHECK(saved->state.version == s1.version);
   CHECK(saved->state.env_steps == s1.env_steps);
   CHECK(saved->state.samples_trained == s1.samples_trained);
@@ -208,6 +212,8 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
                    first->weights.data()));
 
   config.run.max_env_steps = 24'000;
+  // The schedule follows the version counter, which the resumed run continues.
+  config.ppo.learning_rate_schedule = "4:5e-4," + std::to_string(s1.version + 1) + ":2e-4";
   auto second = train(config, parts, {}, std::make_shared<const Checkpoint>(*saved));
   REQUIRE_MESSAGE(second, second.error().message());
   const auto& s2 = second->status;
@@ -215,6 +221,7 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(s2.env_steps >= 24'000);
   CHECK(s2.env_steps < 24'000 + 16);  // only the missing steps were collected
   CHECK(s2.samples_trained > s1.samples_trained);
+  CHECK(s2.learner.learning_rate == doctest::Approx(2e-4));
   CHECK(s2.episodes > s1.episodes);
   CHECK(CheckpointStore::latest(logdir).value() == second->checkpoint);
   CHECK(load_checkpoint(second->checkpoint).value().state.version == s2.version);

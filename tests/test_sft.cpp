@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "envs/tabletop/tabletop_batch.hpp"
 #include "runtime/behaviour_cloning.hpp"
@@ -306,26 +307,37 @@ TEST_CASE("the learner's shuffling state survives a checkpoint") {
   CHECK_FALSE(b.set_rng_state("not hex"));
 }
 
+// A batch of `policy`'s own actions on `input`, as if an acting policy `lag` versions behind had
+// given them e^-0.5 of the probability.
+TrainingBatch acted_batch(VlaPolicy& policy, const PolicyInput& input, uint64_t lag) {
+  auto g = at::make_generator<at::CPUGeneratorImpl>(3);
+  const auto acted = policy.act(input, false, g);
+  const int64_t n = input.size();
+  TrainingBatch b;
+  b.inputs = input;
+  b.actions = acted.actions;
+  b.log_probs = acted.log_probs - 0.5;
+  b.values = at::zeros({n});
+  b.advantages = at::randn({n});
+  b.returns = at::zeros({n});
+  b.policy_lag.add(lag, n);
+  return b;
+}
+
+PolicyInput six_tabletop_inputs() {
+  return {at::randn({6, 10}), at::randint(0, 255, {6, 2, 16, 16, 3}, at::kByte),
+          at::randint(1, 12, {6, 12}, at::kLong)};
+}
+
 TEST_CASE("lagging samples are clipped around the learner's policy, not the one that acted") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  PolicyInput input{at::randn({6, 10}), at::randint(0, 255, {6, 2, 16, 16, 3}, at::kByte),
-                    at::randint(1, 12, {6, 12}, at::kLong)};
+  const auto input = six_tabletop_inputs();
   PpoConfig c;
   c.epochs = 1;
   c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
   auto first_step = [&](uint64_t lag) {
     VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
-    auto g = at::make_generator<at::CPUGeneratorImpl>(3);
-    const auto acted = policy.act(input, false, g);
-    TrainingBatch b;
-    b.inputs = input;
-    b.actions = acted.actions;
-    b.log_probs = acted.log_probs - 0.5;  // the acting policy gave these actions e^-0.5 as much
-    b.values = at::zeros({6});
-    b.advantages = at::randn({6});
-    b.returns = at::zeros({6});
-    b.policy_lag.add(lag, 6);
-    return PpoLearner(policy, c, 1).update(std::move(b));
+    return PpoLearner(policy, c, 1).update(acted_batch(policy, input, lag));
   };
   // Fresh samples: the ratio to the behaviour policy is e^0.5, outside the clip range for all.
   const auto fresh = first_step(0);
@@ -335,6 +347,32 @@ TEST_CASE("lagging samples are clipped around the learner's policy, not the one 
   const auto lagging = first_step(1);
   CHECK(lagging.clip_fraction == doctest::Approx(0.0));
   CHECK(lagging.approx_kl == doctest::Approx(0.0).epsilon(1e-4));
+}
+
+TEST_CASE("a learning rate set on the learner is the rate of its next update") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  const auto input = six_tabletop_inputs();
+  PpoConfig c;
+  c.learning_rate = 1e-3;
+  c.epochs = 1;
+  c.minibatch_size = 6;
+  // Adam's first step moves each parameter by lr * g / (|g| + eps): at most lr, and nearly lr
+  // for the parameters with the largest gradients.
+  auto largest_move = [&](std::optional<double> rate) {
+    VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+    FlatParameters flat(policy);
+    const auto before = flat.flat().clone();
+    PpoLearner learner(policy, c, 1);
+    if (rate) learner.set_learning_rate(*rate);
+    const auto stats = learner.update(acted_batch(policy, input, 0));
+    CHECK(stats.learning_rate == doctest::Approx(rate.value_or(c.learning_rate)));
+    return (flat.flat() - before).abs().max().item<double>();
+  };
+  const double configured = largest_move(std::nullopt), set = largest_move(2e-5);
+  CHECK(configured <= 1e-3 * 1.01);  // 1%: float rounding of the parameters
+  CHECK(configured > 1e-3 * 0.9);
+  CHECK(set <= 2e-5 * 1.01);
+  CHECK(set > 2e-5 * 0.9);
 }
 
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {

@@ -65,7 +65,8 @@ json status_json(const RunStatus& s) {
               {"approx_kl", s.learner.approx_kl},
               {"clip_fraction", s.learner.clip_fraction},
               {"reference_kl", s.learner.reference_kl},
-              {"samples", s.learner.samples}}}};
+              {"samples", s.learner.samples},
+              {"learning_rate", s.learner.learning_rate}}}};
   if (s.evaluations > 0) {
     const auto& e = s.last_evaluation;
     j["last_eval"] = {{"version", e.version},
