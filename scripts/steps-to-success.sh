@@ -33,16 +33,8 @@ for dir in "$@"; do
 done
 
 source "$(dirname "$0")/lib/need-packages.sh"
+source "$(dirname "$0")/lib/run-evaluations.sh"
 need_packages steps-to-success jq=jq
-
-# One row per evaluated version: version, env steps of that version (older logs: when it showed),
-# success (overall, or of --family).
-evaluations() {
-  jq -r --arg family "$family" 'select(.last_eval != null) | .last_eval as $e |
-      [$e.version, ($e.env_steps // .env_steps),
-       (if $family == "" then $e.success else ($e.success_family[$family] // "none") end)] | @tsv' \
-    "$1/progress.jsonl" | awk -F'\t' '!seen[$1]++'
-}
 
 printf 'evaluation success%s >= %s; "mean of %d": that evaluation and the %d before it\n' \
   "${family:+ of family $family}" "$threshold" "$window" "$((window - 1))"
@@ -50,8 +42,8 @@ printf '%-24s %6s %6s | %-22s | %-22s | %s\n' run evals best "first: version, st
   "mean of $window: version, steps" "steps vs the first run (first, mean)"
 first_steps=
 for dir in "$@"; do
-  rows=$(evaluations "$dir")
-  if grep -q $'\tnone$' <<<"$rows"; then
+  rows=$(run_evaluations "$dir" "$family")
+  if grep -q $'\tnone\t' <<<"$rows"; then
     echo "steps-to-success: '$dir' has evaluations without family '$family'" >&2
     exit 1
   fi

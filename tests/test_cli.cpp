@@ -8,7 +8,9 @@
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -254,6 +256,7 @@ struct Evaluation {
   int env_steps;
   double success;
   double lift;  // success of the lift family
+  int episodes = 1;
 };
 
 // A progress.jsonl of these evaluations, each shown on two progress lines as a run shows it until
@@ -261,16 +264,29 @@ struct Evaluation {
 void write_evaluations(const std::string& dir, std::initializer_list<Evaluation> evaluations) {
   std::filesystem::create_directories(dir);
   std::ofstream out(dir + "/progress.jsonl");
-  for (const auto& [version, steps, success, lift] : evaluations)
+  for (const auto& [version, steps, success, lift, episodes] : evaluations)
     for (int shown = 0; shown < 2; ++shown)
       out << nlohmann::json{{"env_steps", steps + 100 * shown},
                             {"last_eval",
                              {{"version", version},
                               {"env_steps", steps},
+                              {"episodes", episodes},
                               {"success", success},
                               {"success_family", {{"lift", lift}}}}}}
                  .dump()
           << "\n";
+}
+
+// The words of the line of `text` that starts with `first`, `first` included; empty if none does.
+std::vector<std::string> words_of_line(const std::string& text, const std::string& first) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (!words.empty() && words[0] == first) return words;
+  }
+  return {};
 }
 
 }  // namespace
@@ -304,6 +320,53 @@ TEST_CASE("scripts/steps-to-success.sh finds the env steps to a success rate and
   check_refused(DVLA_STEPS_TO_SUCCESS, "80 test_cli_reach_a", 2,
                 "THRESHOLD '80' is not a success rate in [0, 1]");
   check_refused(DVLA_STEPS_TO_SUCCESS, "0.8 no/such/run", 1,
+                "'no/such/run/progress.jsonl' is missing or empty");
+}
+
+TEST_CASE("scripts/success-by-steps.sh averages evaluations per window of env steps, pools seeds") {
+  write_evaluations("test_cli_curve_a", {{10, 1000, 0.5, 0.5},
+                                         {20, 2000, 0.85, 0.5},
+                                         {30, 3000, 0.7, 0.5},
+                                         {40, 4000, 0.8, 0.5},
+                                         {50, 5000, 0.9, 0.5}});
+  write_evaluations("test_cli_curve_b",
+                    {{10, 1500, 0.9, 0.6}, {20, 3000, 0.9, 0.7}, {30, 4500, 0.9, 0.9}});
+  write_evaluations("test_cli_curve_c", {{10, 1000, 1.0, 1.0, 3}, {20, 1500, 0.0, 0.0, 1}});
+  auto curve = run_program(DVLA_SUCCESS_BY_STEPS,
+                           "--rate 0.8 2000 test_cli_curve_a test_cli_curve_b "
+                           "test_cli_curve_a+test_cli_curve_b test_cli_curve_c");
+  INFO(curve.output);
+  REQUIRE(curve.status == 0);
+  CHECK(words_of_line(curve.output, "run") ==
+        std::vector<std::string>{"run", "0-2k", "2k-4k", "4k-6k", "|", "steps", "to", "0.8", "vs",
+                                 "the", "first", "run"});
+  // a: 0.5 | (0.85 + 0.7) / 2 | (0.8 + 0.9) / 2; 0.8 between the midpoints 3000 and 5000:
+  // 3000 + (0.8 - 0.775) / (0.85 - 0.775) * 2000 = 3666.
+  CHECK(words_of_line(curve.output, "test_cli_curve_a") ==
+        std::vector<std::string>{"test_cli_curve_a", "0.500(1)", "0.775(2)", "0.850(2)", "|",
+                                 "3666", "1.00"});
+  // b reaches 0.8 in its first window: its midpoint.
+  CHECK(words_of_line(curve.output, "test_cli_curve_b") ==
+        std::vector<std::string>{"test_cli_curve_b", "0.900(1)", "0.900(1)", "0.900(1)", "|",
+                                 "1000", "0.27"});
+  // a and b pooled: 0.7 | 0.817 | 0.867; 1000 + (0.8 - 0.7) / (0.8167 - 0.7) * 2000 = 2714.
+  CHECK(words_of_line(curve.output, "test_cli_curve_a+test_cli_curve_b") ==
+        std::vector<std::string>{"test_cli_curve_a+test_cli_curve_b", "0.700(2)", "0.817(3)",
+                                 "0.867(3)", "|", "2714", "0.74"});
+  // Weighted by episodes: (3 * 1.0 + 1 * 0.0) / 4; no evaluations after 2000.
+  CHECK(words_of_line(curve.output, "test_cli_curve_c") ==
+        std::vector<std::string>{"test_cli_curve_c", "0.750(2)", "-", "-", "|", "never", "-"});
+  auto family = run_program(DVLA_SUCCESS_BY_STEPS, "--family lift 3000 test_cli_curve_b");
+  INFO(family.output);
+  CHECK(words_of_line(family.output, "test_cli_curve_b") ==
+        std::vector<std::string>{"test_cli_curve_b", "0.600(1)", "0.800(2)"});
+  check_refused(DVLA_SUCCESS_BY_STEPS, "--family push 1000 test_cli_curve_a", 1,
+                "'test_cli_curve_a' has evaluations without family 'push'");
+  check_refused(DVLA_SUCCESS_BY_STEPS, "1e5 test_cli_curve_a", 2,
+                "WINDOW '1e5' is not a positive count of env steps");
+  check_refused(DVLA_SUCCESS_BY_STEPS, "--rate 80 1000 test_cli_curve_a", 2,
+                "--rate '80' is not a success rate in [0, 1]");
+  check_refused(DVLA_SUCCESS_BY_STEPS, "1000 test_cli_curve_a+no/such/run", 1,
                 "'no/such/run/progress.jsonl' is missing or empty");
 }
 
