@@ -10,6 +10,7 @@
 
 #include "envs/tabletop/suite.hpp"
 #include "runtime/learning_rate_schedule.hpp"
+#include "runtime/text.hpp"
 
 namespace dvla {
 namespace {
@@ -150,12 +151,6 @@ std::vector<Field> fields(Config& c) {
       {"grpo.reward", "grpo: episode score, success (1 or 0: sparse) | return (summed env reward)",
        &c.grpo.reward},
   };
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
 template <class Int>

@@ -5,14 +5,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "runtime/text.hpp"
+
 namespace dvla {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 Expected<LearningRateSchedule::Step> parse_step(const std::string& item) {
   auto bad = [&](const std::string& why) {

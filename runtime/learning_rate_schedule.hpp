@@ -23,7 +23,6 @@ class LearningRateSchedule {
 
   // The rate of the update that starts at `version` (and so produces version + 1).
   double at(uint64_t version) const;
-  const std::vector<Step>& steps() const { return steps_; }
 
  private:
   double initial_rate_ = 0;
