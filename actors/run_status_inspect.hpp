@@ -15,7 +15,8 @@ typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
   return f(caf::meta::type_name("dvla::LearnerSummary"), x.policy_loss, x.value_loss, x.entropy,
-           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples, x.learning_rate);
+           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples, x.learning_rate,
+           x.importance_weight_max, x.importance_weight_ess);
 }
 
 template <class Inspector>

@@ -345,14 +345,17 @@ caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) 
 }
 
 void set_learner(LearnerSummary& l, const std::string& name, double value) {
-  const std::pair<const char*, double*> fields[] = {{"learner_policy_loss", &l.policy_loss},
-                                                    {"learner_value_loss", &l.value_loss},
-                                                    {"learner_entropy", &l.entropy},
-                                                    {"learner_approx_kl", &l.approx_kl},
-                                                    {"learner_clip_fraction", &l.clip_fraction},
-                                                    {"learner_reference_kl", &l.reference_kl},
-                                                    {"learner_samples", &l.samples},
-                                                    {"learner_learning_rate", &l.learning_rate}};
+  const std::pair<const char*, double*> fields[] = {
+      {"learner_policy_loss", &l.policy_loss},
+      {"learner_value_loss", &l.value_loss},
+      {"learner_entropy", &l.entropy},
+      {"learner_approx_kl", &l.approx_kl},
+      {"learner_clip_fraction", &l.clip_fraction},
+      {"learner_reference_kl", &l.reference_kl},
+      {"learner_samples", &l.samples},
+      {"learner_learning_rate", &l.learning_rate},
+      {"learner_importance_weight_max", &l.importance_weight_max},
+      {"learner_importance_weight_ess", &l.importance_weight_ess}};
   for (const auto& [key, field] : fields)
     if (name == key) *field = value;
 }

@@ -131,7 +131,9 @@ void report(const TrainerState& s, const PpoStats& stats, const PolicyLagCounts&
                {"learner_clip_fraction", stats.clip_fraction},
                {"learner_reference_kl", stats.reference_kl},
                {"learner_samples", static_cast<double>(stats.samples)},
-               {"learner_learning_rate", stats.learning_rate}};
+               {"learner_learning_rate", stats.learning_rate},
+               {"learner_importance_weight_max", stats.importance_weight_max},
+               {"learner_importance_weight_ess", stats.importance_weight_ess}};
   for (size_t versions = 0; versions < lag.samples.size(); ++versions)
     if (lag.samples[versions] > 0)
       m.samples.emplace_back("policy_lag_" + std::to_string(versions),

@@ -140,6 +140,9 @@ std::vector<Field> fields(Config& c) {
       {"ppo.batch_size", "env steps gathered per update", &c.ppo.batch_size},
       {"ppo.max_policy_lag", "staleness bound: samples more versions behind are dropped",
        &c.ppo.max_policy_lag},
+      {"ppo.importance_weight_cap",
+       "stale samples' importance weights above this are cut to it (0: not cut)",
+       &c.ppo.importance_weight_cap},
       {"ppo.normalize_advantages", "normalise advantages per minibatch (ppo)",
        &c.ppo.normalize_advantages},
       {"ppo.kl_coef",
@@ -347,6 +350,7 @@ Status validate(const Config& c) {
   if (p.minibatch_size < 1) return fail("ppo.minibatch_size must be at least 1");
   if (p.batch_size < 1) return fail("ppo.batch_size must be at least 1");
   if (p.max_policy_lag < 0) return fail("ppo.max_policy_lag must not be negative");
+  if (p.importance_weight_cap < 0) return fail("ppo.importance_weight_cap must not be negative");
   if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
   if (p.kl_coef < 0) return fail("ppo.kl_coef must not be negative");
   if (c.env.name == "synthetic") {

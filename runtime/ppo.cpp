@@ -6,6 +6,7 @@
 #include <torch/optim/adam.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "runtime/checkpoint.hpp"
@@ -22,8 +23,11 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
   const auto clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip);
   auto surrogate = at::min(ratio * advantages, clipped * advantages);
   // Stale samples: importance weight proximal / behaviour, a constant of the update.
-  if (proximal_log_probs.defined())
-    surrogate = (proximal_log_probs - behaviour_log_probs).detach().exp() * surrogate;
+  if (proximal_log_probs.defined()) {
+    auto weight = (proximal_log_probs - behaviour_log_probs).detach().exp();
+    if (config.importance_weight_cap > 0) weight = weight.clamp_max(config.importance_weight_cap);
+    surrogate = weight * surrogate;
+  }
   PpoLoss l;
   l.policy = -surrogate.mean();
   l.value = 0.5 * (now.values - returns).pow(2).mean();
@@ -95,6 +99,16 @@ void PpoLearner::begin(TrainingBatch batch) {
   const auto& lag = batch_.policy_lag.samples;
   proximal_log_probs_ =
       lag.size() > 1 && batch_.policy_lag.total() > lag[0] ? proximal_log_probs() : at::Tensor();
+  if (proximal_log_probs_.defined()) measure_importance_weights();
+}
+
+void PpoLearner::measure_importance_weights() {
+  at::NoGradGuard no_grad;
+  const auto w = (proximal_log_probs_ - batch_.log_probs).exp().to(at::kDouble);
+  const auto n = static_cast<double>(w.numel());
+  sums_.importance_weight_max = w.max().item<double>();
+  sums_.importance_weight_ess =
+      std::pow(w.sum().item<double>(), 2) / (n * w.pow(2).sum().item<double>());
 }
 
 at::Tensor PpoLearner::proximal_log_probs() {

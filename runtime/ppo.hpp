@@ -45,6 +45,10 @@ struct PpoStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
          reference_kl = 0;
   double learning_rate = 0;  // of the update
+  // The stale samples' importance weights proximal / behaviour (1 for samples of the learner's
+  // own version): the largest, and the effective sample size (sum w)^2 / (n sum w^2) as a share
+  // of the batch (1: the weights cost nothing; small: a few samples carry the update).
+  double importance_weight_max = 1, importance_weight_ess = 1;
   int64_t samples = 0;
   int gradient_steps = 0;
 };
@@ -72,6 +76,8 @@ class PpoLearner {
  private:
   // The learner's log-probabilities of the batch's actions as the update starts (no gradient).
   at::Tensor proximal_log_probs();
+  // Fills the importance-weight statistics of the update in progress.
+  void measure_importance_weights();
 
   Policy& policy_;
   PpoConfig config_;  // config_.learning_rate: the rate of the next update

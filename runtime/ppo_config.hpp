@@ -19,6 +19,9 @@ struct PpoConfig {
   int minibatch_size = 256;  // samples per gradient step
   int batch_size = 1024;     // env steps the trainer gathers before an update
   int max_policy_lag = 4;    // staleness bound: samples more versions behind are dropped
+  // Stale samples are weighted by proximal / behaviour probability; weights above the cap are
+  // cut to it (truncated importance sampling, as IMPALA's rho-bar); 0: not cut.
+  double importance_weight_cap = 0;
   bool normalize_advantages = true;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
 };

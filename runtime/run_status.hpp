@@ -27,6 +27,8 @@ struct LearnerSummary {
   double reference_kl = 0;   // to the starting policy (with ppo.kl_coef > 0)
   double samples = 0;
   double learning_rate = 0;  // of that update (ppo.learning_rate_schedule)
+  // Stale samples' importance weights: the largest, and the effective sample size as a share.
+  double importance_weight_max = 1, importance_weight_ess = 1;
 };
 
 // Control round trips: the supervisor to every actor's control endpoint and back, timed from the

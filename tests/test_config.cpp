@@ -64,6 +64,10 @@ TEST_CASE("validation names the setting that is out of range") {
   c.ppo.gamma = 1.5;
   CHECK(validate(c).error().message() == "invalid config: ppo.gamma must be in [0, 1]");
   c = Config{};
+  c.ppo.importance_weight_cap = -1;
+  CHECK(validate(c).error().message() ==
+        "invalid config: ppo.importance_weight_cap must not be negative");
+  c = Config{};
   c.run.mode = "sync";
   CHECK(validate(c));
   c.run.mode = "lockstep";

@@ -263,6 +263,11 @@ TEST_CASE("decoupled PPO for lagging samples: clipped around the proximal policy
         doctest::Approx(-(1.49182 * 1.10517 * 2 + 0.74082 * 0.81873 * -1) / 2).epsilon(1e-4));
   CHECK(l.clip_fraction == doctest::Approx(0.0));
   CHECK(l.approx_kl == doctest::Approx((0.10517 - 0.1 + -0.18127 + 0.2) / 2).epsilon(1e-3));
+  // With a cap of 1.2 the first weight is cut to it; the second (below) stays.
+  c.importance_weight_cap = 1.2;
+  const auto capped = ppo_loss(now, behaviour, advantages, returns, c, {}, proximal);
+  CHECK(capped.policy.item<double>() ==
+        doctest::Approx(-(1.2 * 1.10517 * 2 + 0.74082 * 0.81873 * -1) / 2).epsilon(1e-4));
 }
 
 TEST_CASE("the KL term to a reference policy, by hand") {

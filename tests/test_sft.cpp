@@ -349,6 +349,27 @@ TEST_CASE("lagging samples are clipped around the learner's policy, not the one 
   CHECK(lagging.approx_kl == doctest::Approx(0.0).epsilon(1e-4));
 }
 
+TEST_CASE("an update reports its lagging samples' importance weights") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  const auto input = six_tabletop_inputs();
+  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  PpoConfig c;
+  c.epochs = 1;
+  c.minibatch_size = 6;
+  // Fresh samples have no proximal policy: the weights are all 1.
+  const auto fresh = PpoLearner(policy, c, 1).update(acted_batch(policy, input, 0));
+  CHECK(fresh.importance_weight_max == 1.0);
+  CHECK(fresh.importance_weight_ess == 1.0);
+  // Behaviour probabilities 1 and 1/2 of the learner's, three rows each: weights 1 and 2, so
+  // the largest is 2 and the effective sample size (1+1+1+2+2+2)^2 / (6 (1+1+1+4+4+4)) = 0.9.
+  auto batch = acted_batch(policy, input, 1);
+  batch.log_probs = batch.log_probs + 0.5 -
+                    at::tensor({0.f, 0.f, 0.f, 1.f, 1.f, 1.f}) * static_cast<float>(std::log(2.0));
+  const auto lagging = PpoLearner(policy, c, 1).update(std::move(batch));
+  CHECK(lagging.importance_weight_max == doctest::Approx(2.0).epsilon(1e-4));
+  CHECK(lagging.importance_weight_ess == doctest::Approx(0.9).epsilon(1e-4));
+}
+
 TEST_CASE("a learning rate set on the learner is the rate of its next update") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();

@@ -66,7 +66,9 @@ json status_json(const RunStatus& s) {
               {"clip_fraction", s.learner.clip_fraction},
               {"reference_kl", s.learner.reference_kl},
               {"samples", s.learner.samples},
-              {"learning_rate", s.learner.learning_rate}}}};
+              {"learning_rate", s.learner.learning_rate},
+              {"importance_weight_max", s.learner.importance_weight_max},
+              {"importance_weight_ess", s.learner.importance_weight_ess}}}};
   if (s.evaluations > 0) {
     const auto& e = s.last_evaluation;
     j["last_eval"] = {{"version", e.version},
