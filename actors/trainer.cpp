@@ -194,7 +194,8 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
             .log_probs.to(at::kCPU);
   }
   s.batch_lag = batch.policy_lag;
-  s.learner->set_learning_rate(s.learning_rates.at(s.version));
+  s.learner->set_learning_rate(s.learning_rates.at(
+      c.ppo.learning_rate_schedule_unit == "samples" ? s.samples_trained : s.version));
   s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;

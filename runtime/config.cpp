@@ -126,9 +126,13 @@ std::vector<Field> fields(Config& c) {
        &c.model.device},
       {"ppo.learning_rate", "Adam learning rate", &c.ppo.learning_rate},
       {"ppo.learning_rate_schedule",
-       "learning rates from given policy versions on, VERSION:RATE,... (e.g. 200:3e-5: "
-       "ppo.learning_rate until version 200, then 3e-5); empty: ppo.learning_rate throughout",
+       "learning rates from given points on, POINT:RATE,... (e.g. 200:3e-5: ppo.learning_rate "
+       "until version 200, then 3e-5); empty: ppo.learning_rate throughout",
        &c.ppo.learning_rate_schedule},
+      {"ppo.learning_rate_schedule_unit",
+       "what the schedule's points count: versions (policy updates) | samples (samples trained: "
+       "alike per env step in sync and async mode)",
+       &c.ppo.learning_rate_schedule_unit},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
       {"ppo.clip", "clip range of the importance ratio", &c.ppo.clip},
@@ -343,6 +347,9 @@ Status validate(const Config& c) {
   if (p.learning_rate <= 0) return fail("ppo.learning_rate must be positive");
   if (auto s = LearningRateSchedule::parse(p.learning_rate, p.learning_rate_schedule); !s)
     return fail("ppo.learning_rate_schedule: " + s.error().message());
+  if (p.learning_rate_schedule_unit != "versions" && p.learning_rate_schedule_unit != "samples")
+    return fail("ppo.learning_rate_schedule_unit '" + p.learning_rate_schedule_unit +
+                "' is not versions or samples");
   if (p.gamma < 0 || p.gamma > 1) return fail("ppo.gamma must be in [0, 1]");
   if (p.gae_lambda < 0 || p.gae_lambda > 1) return fail("ppo.gae_lambda must be in [0, 1]");
   if (p.clip <= 0) return fail("ppo.clip must be positive");

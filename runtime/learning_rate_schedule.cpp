@@ -15,14 +15,14 @@ Expected<LearningRateSchedule::Step> parse_step(const std::string& item) {
     return Error("learning-rate step '" + item + "' " + why);
   };
   const auto colon = item.find(':');
-  if (colon == std::string::npos) return bad("is not VERSION:RATE");
-  const auto version = trim(item.substr(0, colon));
+  if (colon == std::string::npos) return bad("is not POINT:RATE");
+  const auto point = trim(item.substr(0, colon));
   const auto rate = trim(item.substr(colon + 1));
   LearningRateSchedule::Step step{};
-  const char* end = version.data() + version.size();
-  auto [p, ec] = std::from_chars(version.data(), end, step.from_version);
-  if (version.empty() || ec != std::errc() || p != end)
-    return bad("has no version (a non-negative integer) before ':'");
+  const char* end = point.data() + point.size();
+  auto [p, ec] = std::from_chars(point.data(), end, step.from);
+  if (point.empty() || ec != std::errc() || p != end)
+    return bad("has no point (a non-negative integer) before ':'");
   char* rate_end = nullptr;
   step.rate = std::strtod(rate.c_str(), &rate_end);
   if (rate.empty() || rate_end != rate.c_str() + rate.size() || !std::isfinite(step.rate) ||
@@ -43,18 +43,18 @@ Expected<LearningRateSchedule> LearningRateSchedule::parse(double initial_rate,
     if (trim(item).empty()) return Error("learning-rate schedule '" + text + "' has an empty step");
     auto step = parse_step(trim(item));
     if (!step) return step.error();
-    if (!schedule.steps_.empty() && step->from_version <= schedule.steps_.back().from_version)
+    if (!schedule.steps_.empty() && step->from <= schedule.steps_.back().from)
       return Error("learning-rate step '" + trim(item) +
-                   "' does not come after the step before it (versions must increase)");
+                   "' does not come after the step before it (points must increase)");
     schedule.steps_.push_back(*step);
   }
   return schedule;
 }
 
-double LearningRateSchedule::at(uint64_t version) const {
+double LearningRateSchedule::at(uint64_t point) const {
   double rate = initial_rate_;
   for (const auto& step : steps_)
-    if (version >= step.from_version) rate = step.rate;
+    if (point >= step.from) rate = step.rate;
   return rate;
 }
 

@@ -7,8 +7,11 @@ namespace dvla {
 
 struct PpoConfig {
   double learning_rate = 1e-3;
-  // From given versions on, other rates: "VERSION:RATE,..." (runtime/learning_rate_schedule.hpp).
+  // From given points on, other rates: "POINT:RATE,..." (runtime/learning_rate_schedule.hpp).
   std::string learning_rate_schedule;
+  // What the schedule's points count: "versions" (policy updates) or "samples" (samples trained,
+  // which grow alike per env step in sync and async mode, where versions do not).
+  std::string learning_rate_schedule_unit = "versions";
   double gamma = 0.99;
   double gae_lambda = 0.95;
   double clip = 0.2;  // clip range of the importance ratio in the surrogate

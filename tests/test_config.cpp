@@ -97,7 +97,7 @@ TEST_CASE("validation names the setting that is out of range") {
   CHECK(validate(c).error().message() == "invalid config: memory.model_mib must be at least 1");
 }
 
-TEST_CASE("a learning-rate schedule: rates from given versions on, bad steps refused by name") {
+TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {
   auto schedule = LearningRateSchedule::parse(1e-4, "200:3e-5, 1000:1e-5");
   REQUIRE_MESSAGE(schedule, schedule.error().message());
   CHECK(schedule->at(0) == 1e-4);
@@ -110,13 +110,13 @@ TEST_CASE("a learning-rate schedule: rates from given versions on, bad steps ref
   auto message = [](const std::string& text) {
     return LearningRateSchedule::parse(1e-4, text).error().message();
   };
-  CHECK(message("200") == "learning-rate step '200' is not VERSION:RATE");
+  CHECK(message("200") == "learning-rate step '200' is not POINT:RATE");
   CHECK(message("x:1e-5") ==
-        "learning-rate step 'x:1e-5' has no version (a non-negative integer) before ':'");
+        "learning-rate step 'x:1e-5' has no point (a non-negative integer) before ':'");
   CHECK(message("10:0") == "learning-rate step '10:0' has no positive rate after ':'");
   CHECK(message("10:fast") == "learning-rate step '10:fast' has no positive rate after ':'");
   CHECK(message("20:1e-5,10:1e-6") ==
-        "learning-rate step '10:1e-6' does not come after the step before it (versions must "
+        "learning-rate step '10:1e-6' does not come after the step before it (points must "
         "increase)");
   CHECK(message("10:1e-5,,20:1e-6") ==
         "learning-rate schedule '10:1e-5,,20:1e-6' has an empty step");
@@ -126,6 +126,13 @@ TEST_CASE("a learning-rate schedule: rates from given versions on, bad steps ref
   auto invalid = validate(c);
   REQUIRE_FALSE(invalid);
   CHECK(invalid.error().message() ==
-        "invalid config: ppo.learning_rate_schedule: learning-rate step '-3:1e-5' has no version "
+        "invalid config: ppo.learning_rate_schedule: learning-rate step '-3:1e-5' has no point "
         "(a non-negative integer) before ':'");
+
+  c = Config{};
+  REQUIRE(set_config_value(c, "ppo.learning_rate_schedule_unit", "samples"));
+  CHECK(validate(c));
+  REQUIRE(set_config_value(c, "ppo.learning_rate_schedule_unit", "steps"));
+  CHECK(validate(c).error().message() ==
+        "invalid config: ppo.learning_rate_schedule_unit 'steps' is not versions or samples");
 }

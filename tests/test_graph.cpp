@@ -227,6 +227,26 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(load_checkpoint(second->checkpoint).value().state.version == s2.version);
 }
 
+TEST_CASE("the learning-rate schedule counts versions or samples trained, as configured") {
+  // After a few updates of ~500 samples each, point 100 is behind the samples trained but ahead
+  // of the version.
+  auto last_rate = [](const std::string& unit) {
+    Config config;
+    config.run.seed = 5;
+    config.run.max_env_steps = 4'000;
+    config.ppo.batch_size = 512;
+    config.ppo.learning_rate_schedule = "100:5e-4";
+    config.ppo.learning_rate_schedule_unit = unit;
+    auto result = train(config, default_graph_parts(config));
+    REQUIRE_MESSAGE(result, result.error().message());
+    REQUIRE(result->status.version >= 2);
+    REQUIRE(result->status.version < 100);
+    return result->status.learner.learning_rate;
+  };
+  CHECK(last_rate("versions") == doctest::Approx(1e-3));
+  CHECK(last_rate("samples") == doctest::Approx(5e-4));
+}
+
 TEST_CASE("a stop request ends the run as its budget would: final checkpoint and reason") {
   const std::string logdir = "test_graph_stop";
   std::filesystem::remove_all(logdir);
