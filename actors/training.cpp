@@ -19,7 +19,7 @@
 #include "actors/type_registry.hpp"
 #include "gpu/memory_pools.hpp"
 #include "messages/control_command.hpp"
-#include "runtime/blas_info.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/progress_watchdog.hpp"
 
 namespace dvla {
@@ -161,10 +161,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                          static_cast<size_t>(config.memory.sim_mib) * MiB,
                                          static_cast<size_t>(config.memory.model_mib) * MiB});
   if (!pools) return pools.error();
-  torch::set_num_threads(config.graph.torch_threads);
-  // BLAS threads are process-wide: as many as the lane that computes with the most.
-  set_blas_threads(std::max({config.graph.torch_threads, inference_torch_threads(config.graph),
-                             training_torch_threads(config.graph)}));
+  use_graph_threads(config.graph);  // lanes set their own; this is the main thread's and BLAS's
   caf::actor_system_config caf_config;
   actors::register_types(caf_config);
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));

@@ -3,20 +3,23 @@
 # --logdir), the first evaluation at or above THRESHOLD, and the first at which the mean of the
 # last WINDOW evaluations is (less sensitive to one lucky evaluation). With several runs (e.g.
 # --mode async vs sync from the same start) each is compared with the first: env steps ratio.
-# Reads LOGDIR/progress.jsonl with jq (installs the Debian package on first use).
-#   scripts/steps-to-success.sh [--window N] [--family NAME] THRESHOLD LOGDIR [LOGDIR...]
+# Reads LOGDIR/progress.jsonl, or --evaluations FILE under LOGDIR (checkpoint-evaluations.jsonl:
+# evaluate-checkpoints.sh's, on more episodes), with jq (installs the Debian package on first use).
+#   scripts/steps-to-success.sh [--window N] [--family NAME] [--evaluations FILE] THRESHOLD LOGDIR [LOGDIR...]
 set -euo pipefail
 
 usage() {
-  echo "usage: scripts/steps-to-success.sh [--window N] [--family NAME] THRESHOLD LOGDIR [LOGDIR...]" >&2
+  echo "usage: scripts/steps-to-success.sh [--window N] [--family NAME] [--evaluations FILE] THRESHOLD LOGDIR [LOGDIR...]" >&2
   exit 2
 }
 window=3
 family=
+evaluations=progress.jsonl
 while [ $# -gt 0 ]; do
   case $1 in
     --window) [ $# -ge 2 ] || usage; window=$2; shift 2 ;;
     --family) [ $# -ge 2 ] || usage; family=$2; shift 2 ;;
+    --evaluations) [ $# -ge 2 ] || usage; evaluations=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
   esac
@@ -28,8 +31,8 @@ shift
 [[ $threshold =~ ^(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)$ ]] ||
   { echo "steps-to-success: THRESHOLD '$threshold' is not a success rate in [0, 1]" >&2; exit 2; }
 for dir in "$@"; do
-  [ -s "$dir/progress.jsonl" ] ||
-    { echo "steps-to-success: '$dir/progress.jsonl' is missing or empty" >&2; exit 1; }
+  [ -s "$dir/$evaluations" ] ||
+    { echo "steps-to-success: '$dir/$evaluations' is missing or empty" >&2; exit 1; }
 done
 
 source "$(dirname "$0")/lib/need-packages.sh"
@@ -42,7 +45,7 @@ printf '%-24s %6s %6s | %-22s | %-22s | %s\n' run evals best "first: version, st
   "mean of $window: version, steps" "steps vs the first run (first, mean)"
 first_steps=
 for dir in "$@"; do
-  rows=$(run_evaluations "$dir" "$family")
+  rows=$(run_evaluations "$dir/$evaluations" "$family")
   if grep -q $'\tnone\t' <<<"$rows"; then
     echo "steps-to-success: '$dir' has evaluations without family '$family'" >&2
     exit 1

@@ -5,19 +5,22 @@
 # WINDOW env steps (0..WINDOW, WINDOW..2 WINDOW, ...), with the evaluations counted. A RUN is a
 # dvla-ppo --logdir, or several joined by '+' (the seeds of one arm: their evaluations pooled).
 # With --rate R: the env steps at which that curve first reaches R (linearly between the windows'
-# midpoints) and its ratio to the first RUN's.
-#   scripts/success-by-steps.sh [--family NAME] [--rate R] WINDOW RUN [RUN...]
+# midpoints) and its ratio to the first RUN's. --evaluations FILE reads LOGDIR/FILE instead of
+# LOGDIR/progress.jsonl (checkpoint-evaluations.jsonl: evaluate-checkpoints.sh's).
+#   scripts/success-by-steps.sh [--family NAME] [--rate R] [--evaluations FILE] WINDOW RUN [RUN...]
 set -euo pipefail
 
 usage() {
-  echo "usage: scripts/success-by-steps.sh [--family NAME] [--rate R] WINDOW RUN [RUN...]" >&2
+  echo "usage: scripts/success-by-steps.sh [--family NAME] [--rate R] [--evaluations FILE] WINDOW RUN [RUN...]" >&2
   exit 2
 }
 family=
+evaluations=progress.jsonl
 rate=
 while [ $# -gt 0 ]; do
   case $1 in
     --family) [ $# -ge 2 ] || usage; family=$2; shift 2 ;;
+    --evaluations) [ $# -ge 2 ] || usage; evaluations=$2; shift 2 ;;
     --rate) [ $# -ge 2 ] || usage; rate=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
@@ -33,8 +36,8 @@ shift
 for run in "$@"; do
   IFS=+ read -ra dirs <<<"$run"
   for dir in "${dirs[@]}"; do
-    [ -s "$dir/progress.jsonl" ] ||
-      { echo "success-by-steps: '$dir/progress.jsonl' is missing or empty" >&2; exit 1; }
+    [ -s "$dir/$evaluations" ] ||
+      { echo "success-by-steps: '$dir/$evaluations' is missing or empty" >&2; exit 1; }
   done
 done
 
@@ -47,7 +50,7 @@ run_rows() {
   local dir rows
   IFS=+ read -ra dirs <<<"$1"
   for dir in "${dirs[@]}"; do
-    rows=$(run_evaluations "$dir" "$family")
+    rows=$(run_evaluations "$dir/$evaluations" "$family")
     if grep -q $'\tnone\t' <<<"$rows"; then
       echo "success-by-steps: '$dir' has evaluations without family '$family'" >&2
       exit 1

@@ -150,7 +150,56 @@ TEST_CASE("--resume goes on from a run's last checkpoint; --eval evaluates a che
   REQUIRE(eval.status == 0);
   const auto e = nlohmann::json::parse(last_line(eval.output));
   CHECK(e["eval_episodes"].get<int>() == 3);
-  CHECK(e["checkpoint"].get<std::string>().find(dir + "/checkpoints/v") == 0);
+  const auto checkpoint = e["checkpoint"].get<std::string>();
+  CHECK(checkpoint.find(dir + "/checkpoints/v") == 0);
+  // On the run's evaluator's threads (graph.torch_threads), so the run's figure comes again.
+  CHECK(eval.output.find("on 3 episodes of cartpole, 1 LibTorch thread\n") != std::string::npos);
+  auto two = run("--eval " + dir + " --set graph.torch_threads=2" + quick);
+  CHECK(two.output.find("cartpole, 2 LibTorch threads\n") != std::string::npos);
+
+  // evaluate-checkpoints.sh: every kept checkpoint again, on more episodes, one row per version.
+  const std::string env = std::string("DVLA_PPO=") + DVLA_PPO + " ";
+  auto again = run_program(env + DVLA_EVALUATE_CHECKPOINTS, "--episodes 4 " + dir);
+  INFO(again.output);
+  REQUIRE(again.status == 0);
+  std::vector<nlohmann::json> rows;
+  std::ifstream file(dir + "/checkpoint-evaluations.jsonl");
+  for (std::string line; std::getline(file, line);) rows.push_back(nlohmann::json::parse(line));
+  size_t kept = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/checkpoints"))
+    kept += entry.path().filename().string().rfind("v", 0) == 0 && !entry.is_symlink();
+  REQUIRE(rows.size() == kept);
+  uint64_t last_version = 0;
+  for (const auto& row : rows) {
+    const auto& ev = row["last_eval"];
+    const auto version = ev["version"].get<uint64_t>();
+    CHECK(version > last_version);  // in version order
+    last_version = version;
+    char name[16];
+    std::snprintf(name, sizeof name, "v%08llu", static_cast<unsigned long long>(version));
+    const auto saved =
+        nlohmann::json::parse(std::ifstream(dir + "/checkpoints/" + name + "/state.json"));
+    CHECK(ev["env_steps"] == saved["env_steps"]);
+    CHECK(ev["episodes"].get<int>() == 4);
+    if (dir + "/checkpoints/" + name == checkpoint) {
+      auto four = run("--eval " + checkpoint + " --set eval.episodes=4 --json");
+      CHECK(ev["success"] == nlohmann::json::parse(last_line(four.output))["eval_success"]);
+    }
+  }
+  auto kept_rows = run_program(env + DVLA_EVALUATE_CHECKPOINTS, "--episodes 4 " + dir);
+  CHECK(kept_rows.output.find("already evaluated on 4 or more episodes") != std::string::npos);
+  // The analysis scripts read it in place of progress.jsonl.
+  auto reach = run_program(DVLA_STEPS_TO_SUCCESS,
+                           "--window 1 --evaluations checkpoint-evaluations.jsonl 0 " + dir);
+  INFO(reach.output);
+  CHECK(reach.status == 0);
+  CHECK(reach.output.find(dir + "  ") != std::string::npos);
+  check_refused(env + DVLA_EVALUATE_CHECKPOINTS, "no/such/run", 1,
+                "'no/such/run/checkpoints' has no checkpoints (vNNNNNNNN)");
+  check_refused(env + DVLA_EVALUATE_CHECKPOINTS, "--episodes many " + dir, 2,
+                "--episodes 'many' is not a positive count");
+  check_refused(DVLA_STEPS_TO_SUCCESS, "--evaluations none.jsonl 0.5 " + dir, 1,
+                "'" + dir + "/none.jsonl' is missing or empty");
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "runtime/checkpoint.hpp"
 #include "runtime/evaluation.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/weights_file.hpp"
 
 namespace {
@@ -177,8 +178,11 @@ int evaluate_only(const dvla::apps::PpoOptions& options) {
   if (!checkpoint) return fail(checkpoint.error().message());
   Config config = options.config;
   config.model.init.clear();  // the checkpoint's weights replace whatever the run started from
-  fmt::print("dvla-ppo: evaluating {} (version {}) on {} episodes of {}\n", options.eval,
-             checkpoint->state.version, config.run.eval_episodes, config.env.name);
+  // The run's evaluator's thread counts, so that the run's own evaluation is reproduced.
+  const int threads = dvla::use_graph_threads(config.graph);
+  fmt::print("dvla-ppo: evaluating {} (version {}) on {} episodes of {}, {} LibTorch thread{}\n",
+             options.eval, checkpoint->state.version, config.run.eval_episodes, config.env.name,
+             threads, threads == 1 ? "" : "s");
   auto eval =
       dvla::evaluate_weights(dvla::default_graph_parts(config), config, checkpoint->weights);
   if (!eval) return fail(eval.error().message());
