@@ -1,7 +1,6 @@
 #include "actors/training.hpp"
 
 #include <torch/cuda.h>
-#include <torch/utils.h>
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 
