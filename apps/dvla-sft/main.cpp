@@ -17,6 +17,7 @@
 #include "runtime/evaluation.hpp"
 #include "runtime/flat_parameters.hpp"
 #include "runtime/graph_parts.hpp"
+#include "runtime/intra_op_threads.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/policy_factory.hpp"
 
@@ -187,6 +188,8 @@ int train(dvla::apps::CommandLine& line) {
   if (!report) return fmt::print(stderr, "dvla-sft train: {}\n", report.error().message()), 2;
   const auto weights = parameters.to_frame(0);
   const auto parts = default_graph_parts(config);
+  // On the threads RL's evaluator uses, so `dvla-ppo --eval` of this checkpoint gives this figure.
+  use_graph_threads(config.graph);
   auto eval = evaluate_weights(parts, config, weights);
   if (!eval) return fmt::print(stderr, "dvla-sft train: {}\n", eval.error().message()), 1;
   print_evaluation(*eval);
