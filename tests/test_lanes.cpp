@@ -138,19 +138,39 @@ TEST_CASE("policy lag counts give the distribution and its mean") {
 
 TEST_CASE("the watchdog reports a run that stopped moving, and only that") {
   using namespace std::chrono_literals;
+  auto now = ProgressWatchdog::Clock::time_point{};
+  ProgressWatchdog watchdog(10.0, now);
+  RunStatus s;
+  // Checks `times` times, one second apart as a polling loop makes them; the first error, if any.
+  const auto check_for = [&](int times) {
+    for (int i = 0; i < times; ++i)
+      if (auto moving = watchdog.check(s, now += 1s); !moving) return moving;
+    return Status{};
+  };
+  CHECK(check_for(9));  // nothing yet, but not for long
+  s.env_steps = 100;
+  CHECK(check_for(9));  // moved
+  s.version = 1;        // training alone counts as progress
+  CHECK(check_for(9));
+  s.evaluations = 1;  // so does an evaluation
+  CHECK(check_for(10));
+  const auto stuck = check_for(1);
+  REQUIRE_FALSE(stuck);
+  CHECK(stuck.error().message().find("no progress for 10 s (env steps 100, version 1)") !=
+        std::string::npos);
+}
+
+TEST_CASE("time the watching process was paused does not count as a standstill") {
+  using namespace std::chrono_literals;
   const auto t0 = ProgressWatchdog::Clock::time_point{};
   ProgressWatchdog watchdog(10.0, t0);
   RunStatus s;
-  CHECK(watchdog.check(s, t0 + 9s));  // nothing yet, but not for long
-  s.env_steps = 100;
-  CHECK(watchdog.check(s, t0 + 12s));  // moved
-  CHECK(watchdog.check(s, t0 + 21s));
-  s.version = 1;  // training alone counts as progress
-  CHECK(watchdog.check(s, t0 + 30s));
-  s.evaluations = 1;  // so does an evaluation
-  CHECK(watchdog.check(s, t0 + 39s));
-  const auto stuck = watchdog.check(s, t0 + 50s);
-  REQUIRE_FALSE(stuck);
-  CHECK(stuck.error().message().find("no progress for 11 s (env steps 100, version 1)") !=
-        std::string::npos);
+  s.env_steps = 1;
+  CHECK(watchdog.check(s, t0 + 1s));    // moved
+  CHECK(watchdog.check(s, t0 + 4s));    // still for 3 s
+  CHECK(watchdog.check(s, t0 + 304s));  // SIGSTOP for 300 s: the run did not stand, it was held
+  CHECK(watchdog.check(s, t0 + 308s));  // still for 7 s
+  const auto stuck = watchdog.check(s, t0 + 312s);
+  REQUIRE_FALSE(stuck);  // a standstill while the process runs is still found
+  CHECK(stuck.error().message().find("no progress for 11 s") != std::string::npos);
 }
