@@ -62,11 +62,19 @@ Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped
   return result;
 }
 
-// Why a run that is still collecting should end now; empty: it goes on.
+// Why a run that is still collecting should end now; empty: it goes on. The targets are checked
+// on the latest evaluation at each poll (evaluations take far longer than a poll interval).
 std::string early_end(const RunStatus& status, const Config& config, const RunRequests* requests) {
   if (requests && requests->stop_requested()) return "stop request";
   if (config.run.max_seconds > 0 && status.wall_seconds >= config.run.max_seconds)
     return "max_seconds";
+  const auto& eval = status.last_evaluation;
+  if (eval.episodes > 0 && config.run.stop_eval_success > 0 &&
+      eval.success_rate >= config.run.stop_eval_success)
+    return "stop.eval_success";
+  if (eval.episodes > 0 && config.run.stop_eval_return > 0 &&
+      eval.mean_return >= config.run.stop_eval_return)
+    return "stop.eval_return";
   return {};
 }
 

@@ -43,6 +43,14 @@ std::vector<Field> fields(Config& c) {
        &c.run.eval_episodes},
       {"eval.every", "policy versions between evaluations during the run (0: only at the end)",
        &c.run.eval_every},
+      {"stop.eval_success",
+       "end the run (as at max_env_steps) once an evaluation during it reaches this success rate, "
+       "e.g. 0.8; needs eval.every; 0: never",
+       &c.run.stop_eval_success},
+      {"stop.eval_return",
+       "end the run (as at max_env_steps) once an evaluation during it reaches this mean return; "
+       "needs eval.every; 0: never",
+       &c.run.stop_eval_return},
       {"checkpoint.every",
        "policy versions between checkpoints under logdir/checkpoints (0: only at the end)",
        &c.run.checkpoint_every},
@@ -310,6 +318,14 @@ Status validate(const Config& c) {
   if (c.run.eval_every < 0) return fail("eval.every must not be negative");
   if (c.run.eval_every > 0 && c.run.eval_episodes == 0)
     return fail("eval.every needs eval.episodes of at least 1");
+  if (!(c.run.stop_eval_success >= 0 && c.run.stop_eval_success <= 1))
+    return fail("stop.eval_success must be a success rate from 0 (never) to 1");
+  if (!(c.run.stop_eval_return >= 0))
+    return fail("stop.eval_return must be 0 (never) or a positive mean return");
+  if ((c.run.stop_eval_success > 0 || c.run.stop_eval_return > 0) && c.run.eval_every == 0)
+    return fail(
+        "stop.eval_success and stop.eval_return need eval.every (evaluations during the "
+        "run)");
   if (c.run.checkpoint_every < 0) return fail("checkpoint.every must not be negative");
   if (c.run.checkpoint_keep < 1) return fail("checkpoint.keep must be at least 1");
   if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");

@@ -22,7 +22,10 @@ struct RunConfig {
   std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
   std::string trace;           // Chrome trace-event file of the lanes' spans; empty: none
   int eval_episodes = 20;
-  int eval_every = 0;         // versions between evaluations during the run; 0: only at the end
+  int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
+  double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
+  double stop_eval_return =
+      0;                      // end the run once an evaluation's mean return reaches this; 0: never
   int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
   int checkpoint_keep = 3;    // the last N are kept, and the best by evaluation success
   double progress_interval_s = 1.0;

@@ -87,6 +87,21 @@ TEST_CASE("validation names the setting that is out of range") {
   CHECK(validate(c).error().message() ==
         "invalid config: eval.every needs eval.episodes of at least 1");
   c = Config{};
+  c.run.stop_eval_success = 0.8;
+  CHECK(validate(c).error().message() ==
+        "invalid config: stop.eval_success and stop.eval_return need eval.every (evaluations "
+        "during the run)");
+  c.run.eval_every = 5;
+  CHECK(validate(c));
+  c.run.stop_eval_success = 80;  // a percentage, not a rate
+  CHECK(validate(c).error().message() ==
+        "invalid config: stop.eval_success must be a success rate from 0 (never) to 1");
+  c = Config{};
+  c.run.eval_every = 5;
+  c.run.stop_eval_return = -10;
+  CHECK(validate(c).error().message() ==
+        "invalid config: stop.eval_return must be 0 (never) or a positive mean return");
+  c = Config{};
   c.run.checkpoint_keep = 0;
   CHECK(validate(c).error().message() == "invalid config: checkpoint.keep must be at least 1");
   c = Config{};

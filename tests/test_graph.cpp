@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -311,6 +312,28 @@ TEST_CASE("max_seconds ends the run after that much wall clock, with its reason"
   CHECK(result->status.env_steps < config.run.max_env_steps);
   CHECK(result->status.version >= 1);
   CHECK(result->weights.size() > 0);
+}
+
+TEST_CASE("stop.eval_return ends the run at the first evaluation that reaches it") {
+  Config config;
+  config.run.max_env_steps = 1'000'000'000;
+  config.run.eval_every = 2;
+  config.run.eval_episodes = 2;
+  config.run.stop_eval_return = 150;
+  config.run.progress_interval_s = 0.01;   // every poll: each evaluation is seen
+  std::map<uint64_t, double> evaluations;  // version -> mean return
+  const auto seen = [&](const RunStatus& s) {
+    if (s.last_evaluation.episodes > 0)
+      evaluations[s.last_evaluation.version] = s.last_evaluation.mean_return;
+  };
+  auto result = train(config, default_graph_parts(config), seen);
+  REQUIRE_MESSAGE(result, result.error().message());
+  CHECK(result->stopped_by == "stop.eval_return");
+  const auto& last = result->status.last_evaluation;
+  CHECK(last.mean_return >= 150);
+  CHECK(result->status.env_steps < 1'000'000);  // CartPole gets there in a few ten thousand
+  for (const auto& [version, mean_return] : evaluations)
+    if (version < last.version) CHECK(mean_return < 150);  // none before it did
 }
 
 TEST_CASE("resuming from a checkpoint of another policy is refused by name") {

@@ -18,6 +18,7 @@ struct BenchOptions {
   std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
   uint64_t steps = 0;            // pipeline, runtime: env steps per run; 0: the suite's default
   int64_t latency_us = 40;       // pipeline: the synthetic env's latency per env step
+  int seeds = 5;                 // efficiency: seed pairs (sync and async), from the config's seed
   std::vector<std::pair<std::string, std::string>> settings;  // pipeline, runtime: key, value
 };
 
@@ -29,6 +30,9 @@ Expected<nlohmann::json> bench_expert(const BenchOptions& options);
 // The same workload in lock-step (sync) and through the Swimlane (async): steps/s of each, the
 // speedup, the ideal speedup from the measured lane costs, lane busy fractions, policy lag.
 Expected<nlohmann::json> bench_pipeline(const BenchOptions& options);
+// Sample efficiency of async against sync: env steps and wall seconds to an evaluation target per
+// seed in each mode, and the async/sync ratios.
+Expected<nlohmann::json> bench_efficiency(const BenchOptions& options);
 // The runtime's ceiling: zero-latency synthetic env, null policy, 1 to 64 samplers; env steps/s
 // and the wall time per env step that is neither env nor policy.
 Expected<nlohmann::json> bench_runtime(const BenchOptions& options);

@@ -20,6 +20,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
       {"backpressure",
        {dvla::apps::bench_backpressure,
         "a throttled trainer: resident memory over the run stays flat"}},
+      {"efficiency",
+       {dvla::apps::bench_efficiency,
+        "sync vs async env steps and wall seconds to an evaluation target per seed, and "
+        "their ratios (CartPole to mean return 400 unless --set says otherwise)"}},
       {"env",
        {dvla::apps::bench_env,
         "tabletop env steps/s per thread and aggregate, with and "
@@ -65,7 +69,7 @@ std::string help() {
   std::string text =
       "dvla-bench: measure dvla's parts.\n\nUsage: dvla-bench SUITE [--json] [--seconds S] "
       "[--episodes N]\n                  [--workload NAME] [--steps N] [--latency-us N] "
-      "[--set KEY=VALUE]\n\nSuites:\n";
+      "[--seeds N] [--set KEY=VALUE]\n\nSuites:\n";
   for (const auto& [name, suite] : suites())
     text += fmt::format("  {:<12} {}\n", name, suite.second);
   text +=
@@ -77,9 +81,13 @@ std::string help() {
       "                  first one's figures lead the JSON, all are under 'workloads')\n"
       "  --steps N       pipeline: env steps per mode (default: 200000; tabletop 20000);\n"
       "                  runtime: env steps per sampler count (default 4000000);\n"
-      "                  backpressure: env steps (default 150000)\n"
+      "                  backpressure: env steps (default 150000);\n"
+      "                  efficiency: env steps at most per run (default 300000)\n"
       "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
-      "  --set KEY=VALUE pipeline, runtime, backpressure: a config key (as for dvla-ppo);\n"
+      "  --seeds N       efficiency: seed pairs, from the config's seed (default 5)\n"
+      "  --set KEY=VALUE pipeline, runtime, backpressure, efficiency: a config key (as for\n"
+      "                  dvla-ppo; efficiency: stop.eval_return or stop.eval_success sets the\n"
+      "                  target);\n"
       "                  planes: sources, credits, segment_kib, work_us, rounds;\n"
       "                  memory: kind (host|cuda), total_mib, weights_mib, sim_live_mib, cycles\n";
   return text;
@@ -115,7 +123,7 @@ int main(int argc, char** argv) {
       else
         options.settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
     } else if (word == "--seconds" || word == "--episodes" || word == "--steps" ||
-               word == "--latency-us") {
+               word == "--latency-us" || word == "--seeds") {
       auto v = line.value_of(word);
       auto x = v ? positive_number(*v) : dvla::Expected<double>(v.error());
       if (!x) {
@@ -128,6 +136,8 @@ int main(int argc, char** argv) {
         options.episodes = static_cast<int>(*x);
       else if (word == "--steps")
         options.steps = static_cast<uint64_t>(*x);
+      else if (word == "--seeds")
+        options.seeds = static_cast<int>(*x);
       else
         options.latency_us = static_cast<int64_t>(*x);
     } else if (suite.empty() && word.rfind("--", 0) != 0) {

@@ -8,6 +8,7 @@
 #include "actors/training.hpp"
 #include "apps/common/lane_summary.hpp"
 #include "apps/dvla-bench/bench.hpp"
+#include "apps/dvla-bench/suite_settings.hpp"
 #include "runtime/graph_parts.hpp"
 
 namespace dvla::apps {
@@ -70,12 +71,6 @@ Expected<ModeRun> run_mode(Config config, const std::string& mode) {
   return ModeRun{result->status.steps_per_second, result->status, result->lanes};
 }
 
-Status apply(Config& c, const BenchOptions& o) {
-  for (const auto& [key, value] : o.settings)
-    if (auto s = set_config_value(c, key, value); !s) return s;
-  return validate(c);
-}
-
 Expected<json> compare(const Workload& w, int cores) {
   fmt::print("{}: {} ({} env steps per mode)\n", w.name, w.description, w.config.run.max_env_steps);
   std::fflush(stdout);
@@ -112,7 +107,8 @@ Expected<json> bench_pipeline(const BenchOptions& options) {
   for (auto make : {synthetic, cartpole, tabletop}) {
     auto w = make(options);
     if (options.workload != "all" && options.workload != w.name) continue;
-    if (auto s = apply(w.config, options); !s) return s.error().within(w.name);
+    if (auto s = apply_config_settings(w.config, options.settings); !s)
+      return s.error().within(w.name);
     workloads.push_back(w);
   }
   if (workloads.empty())

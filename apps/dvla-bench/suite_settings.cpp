@@ -32,4 +32,11 @@ Status apply_whole_settings(const std::vector<std::pair<std::string, std::string
   return Status::ok();
 }
 
+Status apply_config_settings(Config& c,
+                             const std::vector<std::pair<std::string, std::string>>& settings) {
+  for (const auto& [key, value] : settings)
+    if (auto s = set_config_value(c, key, value); !s) return s;
+  return validate(c);
+}
+
 }  // namespace dvla::apps

@@ -1,13 +1,14 @@
 #pragma once
-// A suite's own `--set KEY=VALUE` settings that are whole numbers of at least 1, applied through
-// a table of setters. A bad number or an unknown key is an error naming the key (and the keys
-// there are).
+// A suite's `--set KEY=VALUE` settings: config keys (as for dvla-ppo), or the suite's own whole
+// numbers of at least 1, applied through a table of setters. A bad value or an unknown key is an
+// error naming the key (and, for a suite's own, the keys there are).
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "runtime/config.hpp"
 #include "runtime/expected.hpp"
 
 namespace dvla::apps {
@@ -18,5 +19,9 @@ using WholeSetter = std::function<void(int64_t)>;
 Status apply_whole_settings(const std::vector<std::pair<std::string, std::string>>& settings,
                             const std::vector<std::pair<std::string, WholeSetter>>& setters,
                             const std::vector<std::string>& skip = {});
+
+// `--set KEY=VALUE` settings that are config keys (as for dvla-ppo), then the whole config checked.
+Status apply_config_settings(Config& c,
+                             const std::vector<std::pair<std::string, std::string>>& settings);
 
 }  // namespace dvla::apps

@@ -1,0 +1,143 @@
+// dvla-bench efficiency: what the Swimlane costs in samples. For each seed the same config trains
+// in lock-step (sync) and through the Swimlane (async) until an evaluation reaches the target
+// (stop.eval_return or stop.eval_success); the env steps and wall seconds each took, and the
+// async/sync ratios per seed with their median. Async pays in samples what its policy lag costs
+// and wins in wall time what overlapping gains; this suite shows both in one run.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "actors/training.hpp"
+#include "apps/dvla-bench/bench.hpp"
+#include "apps/dvla-bench/suite_settings.hpp"
+#include "runtime/graph_parts.hpp"
+
+namespace dvla::apps {
+namespace {
+
+using nlohmann::json;
+
+bool names_target(const BenchOptions& o) {
+  return std::any_of(o.settings.begin(), o.settings.end(), [](const auto& kv) {
+    return kv.first == "stop.eval_return" || kv.first == "stop.eval_success";
+  });
+}
+
+// CartPole to a mean evaluation return of 400 unless the settings say otherwise; evaluations
+// every 5 versions on 10 episodes resolve the steps to the target to about 5 versions' samples.
+Expected<Config> efficiency_config(const BenchOptions& o) {
+  Config c;
+  c.run.max_env_steps = o.steps > 0 ? o.steps : 300'000;
+  c.run.progress_interval_s = 1e9;
+  c.run.eval_every = 5;
+  c.run.eval_episodes = 10;
+  if (!names_target(o)) c.run.stop_eval_return = 400;
+  if (auto s = apply_config_settings(c, o.settings); !s) return s.error();
+  if (c.run.stop_eval_return <= 0 && c.run.stop_eval_success <= 0)
+    return Error("efficiency needs a target: stop.eval_return or stop.eval_success");
+  return c;
+}
+
+std::string target_text(const Config& c) {
+  return c.run.stop_eval_success > 0 ? fmt::format("success {:g}", c.run.stop_eval_success)
+                                     : fmt::format("mean return {:g}", c.run.stop_eval_return);
+}
+
+// One run to the target: the evaluation that reached it, or nothing within max_env_steps.
+struct ToTarget {
+  std::optional<uint64_t> env_steps;  // when the evaluated version was taken
+  double wall_seconds = 0;
+  uint64_t version = 0;
+  double policy_lag_mean = 0;
+};
+
+Expected<ToTarget> run_to_target(Config config, const std::string& mode) {
+  config.run.mode = mode;
+  auto result = train(config, default_graph_parts(config));
+  if (!result) return result.error().within(mode + " run");
+  ToTarget t;
+  const auto& s = result->status;
+  t.wall_seconds = s.wall_seconds;
+  t.version = s.last_evaluation.version;
+  t.policy_lag_mean = s.policy_lag_mean;
+  if (result->stopped_by.rfind("stop.eval_", 0) == 0) t.env_steps = s.last_evaluation.env_steps;
+  return t;
+}
+
+double median(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  std::sort(xs.begin(), xs.end());
+  const size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+json to_json(const ToTarget& t) {
+  return {{"env_steps", t.env_steps ? json(*t.env_steps) : json(nullptr)},
+          {"wall_seconds", t.wall_seconds},
+          {"version", t.version},
+          {"policy_lag_mean", t.policy_lag_mean}};
+}
+
+std::string steps_text(const ToTarget& t) {
+  return t.env_steps ? std::to_string(*t.env_steps) : "not reached";
+}
+
+}  // namespace
+
+Expected<json> bench_efficiency(const BenchOptions& options) {
+  auto config = efficiency_config(options);
+  if (!config) return config.error();
+  const uint64_t first_seed = config->run.seed;
+  fmt::print(
+      "efficiency: {} to evaluation {} (every {} versions, {} episodes), seeds {} to {}, "
+      "at most {} env steps per run\n",
+      config->env.name, target_text(*config), config->run.eval_every, config->run.eval_episodes,
+      first_seed, first_seed + options.seeds - 1, config->run.max_env_steps);
+  fmt::print("  {:>4}  {:>11}  {:>11}  {:>5} | {:>7}  {:>7}  {:>5} | {}\n", "seed", "sync steps",
+             "async steps", "ratio", "sync s", "async s", "ratio", "async lag");
+  std::fflush(stdout);
+  json seeds = json::array();
+  std::vector<double> step_ratios, wall_ratios;
+  uint64_t sync_total = 0, async_total = 0;
+  for (int i = 0; i < options.seeds; ++i) {
+    config->run.seed = first_seed + static_cast<uint64_t>(i);
+    auto sync = run_to_target(*config, "sync");
+    if (!sync) return sync.error().within("seed " + std::to_string(config->run.seed));
+    auto async = run_to_target(*config, "async");
+    if (!async) return async.error().within("seed " + std::to_string(config->run.seed));
+    json row = {{"seed", config->run.seed}, {"sync", to_json(*sync)}, {"async", to_json(*async)}};
+    std::string step_ratio = "-", wall_ratio = "-";
+    if (sync->env_steps && async->env_steps) {
+      step_ratios.push_back(static_cast<double>(*async->env_steps) / *sync->env_steps);
+      wall_ratios.push_back(async->wall_seconds / sync->wall_seconds);
+      sync_total += *sync->env_steps;
+      async_total += *async->env_steps;
+      row["env_steps_ratio"] = step_ratios.back();
+      row["wall_seconds_ratio"] = wall_ratios.back();
+      step_ratio = fmt::format("{:.2f}", step_ratios.back());
+      wall_ratio = fmt::format("{:.2f}", wall_ratios.back());
+    }
+    fmt::print("  {:>4}  {:>11}  {:>11}  {:>5} | {:>7.1f}  {:>7.1f}  {:>5} | {:.2f}\n",
+               config->run.seed, steps_text(*sync), steps_text(*async), step_ratio,
+               sync->wall_seconds, async->wall_seconds, wall_ratio, async->policy_lag_mean);
+    std::fflush(stdout);
+    seeds.push_back(row);
+  }
+  json j = {{"env", config->env.name},
+            {"target", target_text(*config)},
+            {"seeds", seeds},
+            {"pairs_reached", step_ratios.size()},
+            {"env_steps_ratio_median", median(step_ratios)},
+            {"wall_seconds_ratio_median", median(wall_ratios)}};
+  if (sync_total > 0)
+    j["env_steps_ratio_pooled"] =
+        static_cast<double>(async_total) / static_cast<double>(sync_total);
+  fmt::print(
+      "  async/sync to the target, median over {} seed pairs that both reached it: env steps "
+      "{:.2f}x, wall seconds {:.2f}x\n",
+      step_ratios.size(), median(step_ratios), median(wall_ratios));
+  return j;
+}
+
+}  // namespace dvla::apps
