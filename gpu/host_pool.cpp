@@ -33,12 +33,16 @@ HostPool::HostPool(std::string name, size_t budget, size_t small_block)
       arena_(checked(name_, budget)),
       blocks_(options(small_block), &arena_) {}
 
+void* HostPool::small(size_t bytes, size_t alignment) {
+  std::lock_guard lock(blocks_mutex_);
+  return blocks_.allocate(bytes, alignment);
+}
+
 Expected<void*> HostPool::allocate(size_t bytes, size_t alignment, void*) {
   try {
     // Large blocks go to the arena directly: through the pool resource they would add its
     // bookkeeping (small blocks of its own) to the arena, between them.
-    void* p = bytes > small_block_ ? arena_.allocate(bytes, alignment)
-                                   : blocks_.allocate(bytes, alignment);
+    void* p = bytes > small_block_ ? arena_.allocate(bytes, alignment) : small(bytes, alignment);
     const size_t now = in_use_ += bytes;
     size_t peak = peak_in_use_.load();
     while (now > peak && !peak_in_use_.compare_exchange_weak(peak, now)) {
@@ -53,10 +57,12 @@ Expected<void*> HostPool::allocate(size_t bytes, size_t alignment, void*) {
 
 void HostPool::deallocate(void* block, size_t bytes, size_t alignment, void*) noexcept {
   if (!block) return;
-  if (bytes > small_block_)
+  if (bytes > small_block_) {
     arena_.deallocate(block, bytes, alignment);
-  else
+  } else {
+    std::lock_guard lock(blocks_mutex_);
     blocks_.deallocate(block, bytes, alignment);
+  }
   in_use_ -= bytes;
 }
 

@@ -6,7 +6,9 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "gpu/arena_resource.hpp"
@@ -143,6 +145,26 @@ TEST_CASE("an actor's lease returns its memory when the actor is killed or crash
   self->send(crashing, -1);
   self->wait_for(crashing);
   CHECK(pool->stats().in_use == 0);
+}
+
+TEST_CASE("a pool outlives nothing: threads that used it may still be ending when it goes") {
+  // CAF counts a detached actor's thread done before the thread has run its exit handlers, so
+  // train() can destroy the pools while such a thread is still ending. A pool that kept state
+  // per thread (std::pmr::synchronized_pool_resource did) crashed here within a few hundred rounds.
+  for (int round = 0; round < 2000; ++round) {
+    auto pool = std::make_unique<HostPool>("sim", 1 * MiB);
+    std::atomic<int> done{0};
+    constexpr int threads = 4;
+    for (int t = 0; t < threads; ++t)
+      std::thread([&pool, &done] {
+        auto block = pool->allocate(256);  // small: from the pool's chunks
+        if (block) pool->deallocate(*block, 256);
+        done.fetch_add(1);
+      }).detach();
+    while (done.load() < threads) std::this_thread::yield();
+    CHECK(pool->stats().in_use == 0);
+    pool.reset();
+  }
 }
 
 TEST_CASE("the process's two pools have their own budgets") {
