@@ -24,10 +24,9 @@ struct RunConfig {
   int eval_episodes = 20;
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
   double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
-  double stop_eval_return =
-      0;                      // end the run once an evaluation's mean return reaches this; 0: never
-  int checkpoint_every = 50;  // versions between checkpoints (with a logdir); 0: only at the end
-  int checkpoint_keep = 3;    // the last N are kept, and the best by evaluation success
+  double stop_eval_return = 0;   // the same for an evaluation's mean return
+  int checkpoint_every = 50;     // versions between checkpoints (with a logdir); 0: only at the end
+  int checkpoint_keep = 3;       // the last N are kept, and the best by evaluation success
   double progress_interval_s = 1.0;
   double control_ping_interval_s = 1.0;  // between control round trips; 0: none
   double message_timeout_s = 60.0;       // an actor that does not answer within this is reported

@@ -147,7 +147,7 @@ TEST_CASE("an actor's lease returns its memory when the actor is killed or crash
   CHECK(pool->stats().in_use == 0);
 }
 
-TEST_CASE("a pool outlives nothing: threads that used it may still be ending when it goes") {
+TEST_CASE("a pool can go while threads that used it are still ending") {
   // CAF counts a detached actor's thread done before the thread has run its exit handlers, so
   // train() can destroy the pools while such a thread is still ending. A pool that kept state
   // per thread (std::pmr::synchronized_pool_resource did) crashed here within a few hundred rounds.
