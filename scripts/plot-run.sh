@@ -5,18 +5,28 @@
 #   for a single tabletop run the evaluation panel also shows each task family.
 # Reads LOGDIR/progress.jsonl with jq and draws with gnuplot; installs both (Debian packages jq,
 # gnuplot-nox) on first use.
-#   scripts/plot-run.sh OUT.png LOGDIR [LOGDIR...]
+# --evaluations FILE takes the evaluation points from LOGDIR/FILE instead (rows in progress.jsonl's
+# `last_eval` shape, e.g. checkpoint-evaluations.jsonl from scripts/evaluate-checkpoints.sh).
+#   scripts/plot-run.sh [--evaluations FILE] OUT.png LOGDIR [LOGDIR...]
 set -euo pipefail
 
 usage() {
-  echo "usage: scripts/plot-run.sh OUT.png LOGDIR [LOGDIR...]" >&2
+  echo "usage: scripts/plot-run.sh [--evaluations FILE] OUT.png LOGDIR [LOGDIR...]" >&2
   exit 2
 }
+evaluations=progress.jsonl
+if [ "${1:-}" = --evaluations ]; then
+  [ $# -ge 2 ] || usage
+  evaluations=$2
+  shift 2
+fi
 [ $# -ge 2 ] || usage
 out=$1
 shift
 for dir in "$@"; do
-  [ -s "$dir/progress.jsonl" ] || { echo "plot-run: '$dir/progress.jsonl' is missing or empty" >&2; exit 1; }
+  for file in progress.jsonl "$evaluations"; do
+    [ -s "$dir/$file" ] || { echo "plot-run: '$dir/$file' is missing or empty" >&2; exit 1; }
+  done
 done
 
 source "$(dirname "$0")/lib/need-packages.sh"
@@ -27,18 +37,20 @@ trap 'rm -rf "$data"' EXIT
 
 # Families of the first run's latest evaluation (tabletop); none for envs without tasks.
 families=$(jq -r 'select(.last_eval.success_family != null) | .last_eval.success_family | keys | join(" ")' \
-  "$1/progress.jsonl" | tail -n 1)
+  "$1/$evaluations" | tail -n 1)
 family_columns=$(for f in $families; do printf ', (.last_eval.success_family["%s"] // 0)' "$f"; done)
 
 i=0
 for dir in "$@"; do
-  # A resumed run starts its wall clock again: a blank line there breaks the curve.
-  jq -r '[.env_steps, .train_mean_return, .wall_seconds, .steps_per_second] | @tsv' \
-    "$dir/progress.jsonl" | awk -F'\t' 'NR > 1 && $3 < wall { print "" } { wall = $3; print }' \
-    > "$data/train_$i.tsv"
+  # A resumed run starts its wall clock again: a blank line there breaks the curve. Until the
+  # first episode of a process ends, it shows a mean return of 0 that is not one: NaN, not plotted.
+  jq -r '[.env_steps, .train_mean_return, .wall_seconds, .steps_per_second, .episodes] | @tsv' \
+    "$dir/progress.jsonl" |
+    awk -F'\t' -v OFS='\t' 'NR == 1 || $3 < wall { if (NR > 1) print ""; first = $5 }
+      { wall = $3; if ($5 == first && $2 == 0) $2 = "NaN"; print $1, $2, $3, $4 }' > "$data/train_$i.tsv"
   # One row per evaluated version, at the env steps of that version (older logs: when it showed).
   jq -r "select(.last_eval != null) | [(.last_eval.env_steps // .env_steps), .last_eval.success,
-      .last_eval.mean_return, .last_eval.version $family_columns] | @tsv" "$dir/progress.jsonl" |
+      .last_eval.mean_return, .last_eval.version $family_columns] | @tsv" "$dir/$evaluations" |
     awk -F'\t' '!seen[$4]++' > "$data/eval_$i.tsv"
   i=$((i + 1))
 done

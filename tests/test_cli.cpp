@@ -293,6 +293,15 @@ TEST_CASE("scripts/plot-run.sh draws a run's curves as a PNG and names a missing
   png.read(magic.data(), 4);
   CHECK(magic == "\x89PNG");
   CHECK(std::filesystem::file_size(dir + ".png") > 10'000);
+  // Evaluation points from another file of progress.jsonl's shape (evaluate-checkpoints.sh's).
+  std::filesystem::copy_file(dir + "/progress.jsonl", dir + "/evals.jsonl");
+  std::filesystem::remove(dir + ".png");
+  auto again = run_program(DVLA_PLOT_RUN, "--evaluations evals.jsonl " + dir + ".png " + dir);
+  INFO(again.output);
+  CHECK(again.status == 0);
+  CHECK(std::filesystem::exists(dir + ".png"));
+  check_refused(DVLA_PLOT_RUN, "--evaluations none.jsonl x.png " + dir, 1,
+                "'" + dir + "/none.jsonl' is missing or empty");
   check_refused(DVLA_PLOT_RUN, "x.png no/such/run", 1,
                 "'no/such/run/progress.jsonl' is missing or empty");
   check_refused(DVLA_PLOT_RUN, "only.png", 2, "usage: scripts/plot-run.sh");
