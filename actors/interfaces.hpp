@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/atoms.hpp"
-#include "messages/frame.hpp"
+#include <dvla/actors/atoms.hpp>
+#include <dvla/messages/frame.hpp>
 
 namespace dvla::actors {
 
 // Lane 2: answers observation batches with actions stamped with its policy version; swaps in
-// weights the distributor staged (runtime/double_buffered_replica.hpp) at batch boundaries.
+// weights the distributor staged (runtime/weights/double_buffered_replica.hpp) at batch boundaries.
 using inference_actor =
     caf::typed_actor<caf::replies_to<msg::ObservationFrame>::with<msg::ActionFrame>,
                      caf::reacts_to<flush_atom>>;
@@ -42,8 +42,8 @@ using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::w
 using sampler_actor = caf::typed_actor<caf::reacts_to<start_atom>,
                                        caf::replies_to<msg::ControlFrame>::with<uint64_t>>;
 
-// Control plane: one data actor's endpoint (actors/control_endpoint.hpp). Answers a command with
-// its request id and how long ago the data actor last worked (ns; -1: unknown).
+// Control plane: one data actor's endpoint (actors/control/control_endpoint.hpp). Answers a command
+// with its request id and how long ago the data actor last worked (ns; -1: unknown).
 using control_endpoint_actor =
     caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t, int64_t>>;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "envs/env_spec.hpp"
+#include <dvla/envs/env_spec.hpp>
 
 namespace dvla::envs {
 

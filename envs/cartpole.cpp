@@ -1,4 +1,4 @@
-#include "envs/cartpole.hpp"
+#include <dvla/envs/cartpole.hpp>
 
 #include <cmath>
 

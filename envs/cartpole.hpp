@@ -4,7 +4,7 @@
 #include <array>
 #include <random>
 
-#include "envs/env.hpp"
+#include <dvla/envs/env.hpp>
 
 namespace dvla::envs {
 

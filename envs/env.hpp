@@ -3,7 +3,7 @@
 // bookkeeping and automatic resets are added once, by EnvBatch.
 #include <cstdint>
 
-#include "envs/env_spec.hpp"
+#include <dvla/envs/env_spec.hpp>
 
 namespace dvla::envs {
 

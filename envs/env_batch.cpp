@@ -1,4 +1,4 @@
-#include "envs/env_batch.hpp"
+#include <dvla/envs/env_batch.hpp>
 
 #include <algorithm>
 #include <cmath>

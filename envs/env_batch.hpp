@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "envs/batched_env.hpp"
-#include "envs/env.hpp"
+#include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/env.hpp>
 
 namespace dvla::envs {
 

@@ -1,10 +1,10 @@
-#include "envs/env_config.hpp"
+#include <dvla/envs/env_config.hpp>
 
 #include <stdexcept>
 
-#include "envs/cartpole.hpp"
-#include "envs/env_batch.hpp"
-#include "envs/tabletop/tabletop_batch.hpp"
+#include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/env_batch.hpp>
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
 
 namespace dvla::envs {
 

@@ -3,9 +3,9 @@
 #include <memory>
 #include <string>
 
-#include "envs/batched_env.hpp"
-#include "envs/synthetic.hpp"
-#include "envs/tabletop/tabletop_config.hpp"
+#include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/synthetic.hpp>
+#include <dvla/envs/tabletop/tabletop_config.hpp>
 
 namespace dvla::envs {
 

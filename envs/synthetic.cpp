@@ -1,4 +1,4 @@
-#include "envs/synthetic.hpp"
+#include <dvla/envs/synthetic.hpp>
 
 #include <algorithm>
 #include <chrono>

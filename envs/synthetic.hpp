@@ -5,7 +5,7 @@
 // equals (observation[0] > 0), else 0.
 #include <cstdint>
 
-#include "envs/batched_env.hpp"
+#include <dvla/envs/batched_env.hpp>
 
 namespace dvla::envs {
 

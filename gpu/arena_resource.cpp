@@ -1,4 +1,4 @@
-#include "gpu/arena_resource.hpp"
+#include <dvla/gpu/arena_resource.hpp>
 
 #include <sys/mman.h>
 

@@ -1,4 +1,4 @@
-#include "gpu/cuda_pool.hpp"
+#include <dvla/gpu/cuda_pool.hpp>
 
 #include <cuda_runtime_api.h>
 

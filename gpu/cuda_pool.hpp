@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu/memory_pool.hpp"
+#include <dvla/gpu/memory_pool.hpp>
 
 namespace dvla::gpu {
 

@@ -1,4 +1,4 @@
-#include "gpu/host_pool.hpp"
+#include <dvla/gpu/host_pool.hpp>
 
 #include <algorithm>
 #include <new>

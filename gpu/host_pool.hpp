@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
-#include "gpu/arena_resource.hpp"
-#include "gpu/memory_pool.hpp"
+#include <dvla/gpu/arena_resource.hpp>
+#include <dvla/gpu/memory_pool.hpp>
 
 namespace dvla::gpu {
 

@@ -1,4 +1,4 @@
-#include "gpu/memory_pool.hpp"
+#include <dvla/gpu/memory_pool.hpp>
 
 #include <cstdio>
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::gpu {
 

@@ -1,10 +1,10 @@
-#include "gpu/memory_pools.hpp"
+#include <dvla/gpu/memory_pools.hpp>
 
 #include <stdexcept>
 
-#include "gpu/host_pool.hpp"
+#include <dvla/gpu/host_pool.hpp>
 #ifdef DVLA_HAVE_CUDA
-#include "gpu/cuda_pool.hpp"
+#include <dvla/gpu/cuda_pool.hpp>
 #endif
 
 namespace dvla::gpu {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "gpu/memory_pool.hpp"
+#include <dvla/gpu/memory_pool.hpp>
 
 namespace dvla::gpu {
 

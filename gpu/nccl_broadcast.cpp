@@ -1,11 +1,11 @@
-#include "gpu/nccl_broadcast.hpp"
+#include <dvla/gpu/nccl_broadcast.hpp>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include <string>
 
-#include "gpu/cuda_pool.hpp"
+#include <dvla/gpu/cuda_pool.hpp>
 
 namespace dvla::gpu {
 namespace {

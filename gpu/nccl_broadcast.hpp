@@ -1,11 +1,12 @@
 #pragma once
 // NcclBroadcast: one NCCL communicator over this process's GPUs, broadcasting a flat weight
 // buffer from the trainer's device to every replica's device as one collective (a weight update
-// is one contiguous buffer: runtime/flat_parameters.hpp). Compiled only with DVLA_HAVE_CUDA.
+// is one contiguous buffer: runtime/weights/flat_parameters.hpp). Compiled only with
+// DVLA_HAVE_CUDA.
 #include <memory>
 #include <vector>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::gpu {
 

@@ -1,4 +1,4 @@
-#include "gpu/pool_lease.hpp"
+#include <dvla/gpu/pool_lease.hpp>
 
 #include <new>
 

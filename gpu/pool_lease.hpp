@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "gpu/memory_pool.hpp"
+#include <dvla/gpu/memory_pool.hpp>
 
 namespace dvla::gpu {
 

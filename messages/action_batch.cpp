@@ -1,7 +1,7 @@
-#include "messages/action_batch.hpp"
+#include <dvla/messages/action_batch.hpp>
 
-#include "messages/action_batch.capnp.h"
-#include "messages/codec.hpp"
+#include <dvla/messages/action_batch.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

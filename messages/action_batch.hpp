@@ -2,9 +2,9 @@
 // ActionBatch: inference's answer to one ObservationBatch, stamped with the policy version.
 #include <cstdint>
 
-#include "messages/frame.hpp"
-#include "messages/tensor_ref.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/tensor_ref.hpp>
 
 namespace dvla::msg {
 

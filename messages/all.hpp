@@ -1,9 +1,9 @@
 #pragma once
 // Every dvla message: one header per schema, each with build() and a validating read().
-#include "messages/action_batch.hpp"
-#include "messages/control_command.hpp"
-#include "messages/metrics.hpp"
-#include "messages/observation_batch.hpp"
-#include "messages/trajectory_segment.hpp"
-#include "messages/version_announcement.hpp"
-#include "messages/weight_update.hpp"
+#include <dvla/messages/action_batch.hpp>
+#include <dvla/messages/control_command.hpp>
+#include <dvla/messages/metrics.hpp>
+#include <dvla/messages/observation_batch.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
+#include <dvla/messages/version_announcement.hpp>
+#include <dvla/messages/weight_update.hpp>

@@ -1,4 +1,4 @@
-#include "messages/codec.hpp"
+#include <dvla/messages/codec.hpp>
 
 #include <algorithm>
 

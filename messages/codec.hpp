@@ -9,12 +9,12 @@
 #include <string>
 #include <type_traits>
 
-#include "messages/frame.hpp"
-#include "messages/observation.capnp.h"
-#include "messages/observations.hpp"
-#include "messages/tensor.capnp.h"
-#include "messages/tensor_ref.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/messages/observation.capnp.h>
+#include <dvla/messages/tensor.capnp.h>
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/observations.hpp>
+#include <dvla/messages/tensor_ref.hpp>
 
 namespace dvla::msg::codec {
 

@@ -1,7 +1,7 @@
-#include "messages/control_command.hpp"
+#include <dvla/messages/control_command.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/control_command.capnp.h"
+#include <dvla/messages/control_command.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

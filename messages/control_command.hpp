@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "messages/frame.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
 
 namespace dvla::msg {
 

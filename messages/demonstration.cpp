@@ -1,7 +1,7 @@
-#include "messages/demonstration.hpp"
+#include <dvla/messages/demonstration.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/demonstration.capnp.h"
+#include <dvla/messages/demonstration.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

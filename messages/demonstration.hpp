@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "messages/frame.hpp"
-#include "messages/observations.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/observations.hpp>
 
 namespace dvla::msg {
 

@@ -1,7 +1,7 @@
-#include "messages/metrics.hpp"
+#include <dvla/messages/metrics.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/metrics.capnp.h"
+#include <dvla/messages/metrics.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

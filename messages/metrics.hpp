@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "messages/frame.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
 
 namespace dvla::msg {
 

@@ -1,7 +1,7 @@
-#include "messages/observation_batch.hpp"
+#include <dvla/messages/observation_batch.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/observation_batch.capnp.h"
+#include <dvla/messages/observation_batch.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

@@ -2,9 +2,9 @@
 // ObservationBatch: the current observation of every env of one sampler, sent to inference.
 #include <cstdint>
 
-#include "messages/frame.hpp"
-#include "messages/observations.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/observations.hpp>
 
 namespace dvla::msg {
 

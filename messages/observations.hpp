@@ -4,7 +4,7 @@
 // (their shape is then empty and their data null).
 #include <cstdint>
 
-#include "messages/tensor_ref.hpp"
+#include <dvla/messages/tensor_ref.hpp>
 
 namespace dvla::msg {
 

@@ -1,9 +1,9 @@
-#include "messages/trajectory_segment.hpp"
+#include <dvla/messages/trajectory_segment.hpp>
 
 #include <algorithm>
 
-#include "messages/codec.hpp"
-#include "messages/trajectory_segment.capnp.h"
+#include <dvla/messages/trajectory_segment.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

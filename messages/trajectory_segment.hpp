@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "messages/frame.hpp"
-#include "messages/observations.hpp"
-#include "messages/tensor_ref.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/observations.hpp>
+#include <dvla/messages/tensor_ref.hpp>
 
 namespace dvla::msg {
 

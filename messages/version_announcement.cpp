@@ -1,7 +1,7 @@
-#include "messages/version_announcement.hpp"
+#include <dvla/messages/version_announcement.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/version_announcement.capnp.h"
+#include <dvla/messages/version_announcement.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

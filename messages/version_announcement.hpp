@@ -2,8 +2,8 @@
 // VersionAnnouncement: the trainer tells the supervisor a new policy version exists.
 #include <cstdint>
 
-#include "messages/frame.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
 
 namespace dvla::msg {
 

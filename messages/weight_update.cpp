@@ -1,7 +1,7 @@
-#include "messages/weight_update.hpp"
+#include <dvla/messages/weight_update.hpp>
 
-#include "messages/codec.hpp"
-#include "messages/weight_update.capnp.h"
+#include <dvla/messages/weight_update.capnp.h>
+#include <dvla/messages/codec.hpp>
 
 namespace dvla::msg {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "messages/frame.hpp"
-#include "messages/tensor_ref.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/messages/tensor_ref.hpp>
 
 namespace dvla::msg {
 

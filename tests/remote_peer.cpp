@@ -8,10 +8,10 @@
 #include <iostream>
 #include <string>
 
-#include "actors/frame_inspect.hpp"
-#include "actors/type_registry.hpp"
-#include "messages/trajectory_segment.hpp"
-#include "tests/segment_digest.hpp"
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/type_registry.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
+#include "segment_digest.hpp"
 
 int main() {
   alarm(120);  // never outlive a test that forgot us

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "messages/trajectory_segment.hpp"
+#include <dvla/messages/trajectory_segment.hpp>
 
 namespace dvla::test {
 

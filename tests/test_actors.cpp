@@ -1,24 +1,24 @@
 // Actors locally: frames travel without copies; malformed frames are refused with a clear error
 // and the receiving actor keeps serving.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <caf/all.hpp>
 
 #include <optional>
 
-#include "actors/distributor.hpp"
-#include "actors/errors.hpp"
-#include "actors/frame_inspect.hpp"
-#include "actors/inference.hpp"
-#include "actors/trainer.hpp"
-#include "actors/type_registry.hpp"
-#include "envs/cartpole.hpp"
-#include "gpu/host_pool.hpp"
-#include "gpu/pool_lease.hpp"
-#include "messages/all.hpp"
-#include "runtime/actor_critic.hpp"
-#include "runtime/double_buffered_replica.hpp"
-#include "runtime/flat_parameters.hpp"
+#include <dvla/actors/distribution/distributor.hpp>
+#include <dvla/actors/inference/inference.hpp>
+#include <dvla/actors/learning/trainer.hpp>
+#include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/type_registry.hpp>
+#include <dvla/envs/cartpole.hpp>
+#include <dvla/gpu/host_pool.hpp>
+#include <dvla/gpu/pool_lease.hpp>
+#include <dvla/messages/all.hpp>
+#include <dvla/runtime/policies/actor_critic.hpp>
+#include <dvla/runtime/weights/double_buffered_replica.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 using namespace dvla;
 using namespace dvla::actors;

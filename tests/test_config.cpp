@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "runtime/config.hpp"
-#include "runtime/learning_rate_schedule.hpp"
+#include <dvla/runtime/config/config.hpp>
+#include <dvla/runtime/config/learning_rate_schedule.hpp>
 
 using namespace dvla;
 

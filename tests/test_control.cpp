@@ -2,7 +2,7 @@
 // data actor is busy; the supervisor's control rounds reach every actor (pause stops the
 // samplers, resume restarts them) and are timed into the run's status; an evaluate command has
 // the latest weights evaluated.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <caf/all.hpp>
 
@@ -12,16 +12,16 @@
 #include <thread>
 #include <vector>
 
-#include "actors/actor_support.hpp"
-#include "actors/atoms.hpp"
-#include "actors/control_endpoint.hpp"
-#include "actors/errors.hpp"
-#include "actors/frame_inspect.hpp"
-#include "actors/run_status_inspect.hpp"
-#include "actors/supervisor.hpp"
-#include "actors/type_registry.hpp"
-#include "messages/control_command.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/atoms.hpp>
+#include <dvla/actors/control/control_endpoint.hpp>
+#include <dvla/actors/control/supervisor.hpp>
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/run_status_inspect.hpp>
+#include <dvla/actors/support/type_registry.hpp>
+#include <dvla/messages/control_command.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
 
 using namespace dvla;
 using namespace dvla::actors;

@@ -6,10 +6,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "envs/cartpole.hpp"
-#include "envs/env_batch.hpp"
-#include "envs/env_config.hpp"
-#include "envs/synthetic.hpp"
+#include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/env_batch.hpp>
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/synthetic.hpp>
 
 using namespace dvla::envs;
 

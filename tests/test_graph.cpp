@@ -1,7 +1,7 @@
 // The whole actor graph: it learns CartPole on a CI-sized budget, runs user-composed parts,
 // checkpoints, evaluates and resumes, and a failing actor ends the run with an error naming it
 // instead of a hang.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <torch/cuda.h>
 
@@ -12,13 +12,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "actors/training.hpp"
-#include "envs/env_config.hpp"
-#include "runtime/checkpoint.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/graph_parts.hpp"
-#include "runtime/policy.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/envs/env_config.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 using namespace dvla;
 

@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/lane_tracer.hpp"
-#include "runtime/lock_step.hpp"
-#include "runtime/policy_lag.hpp"
-#include "runtime/progress_watchdog.hpp"
+#include <dvla/runtime/lanes/lane_tracer.hpp>
+#include <dvla/runtime/lanes/lock_step.hpp>
+#include <dvla/runtime/run/progress_watchdog.hpp>
+#include <dvla/runtime/versions/policy_lag.hpp>
 
 using namespace dvla;
 

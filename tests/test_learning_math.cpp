@@ -1,19 +1,19 @@
 // GAE, the PPO loss and GRPO's group advantages on small hand-computed cases; flat-parameter views
 // alias their buffer.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/adam.h>
 
-#include "envs/cartpole.hpp"
-#include "runtime/actor_critic.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/gae.hpp"
-#include "runtime/grpo.hpp"
-#include "runtime/ppo.hpp"
-#include "runtime/staleness.hpp"
+#include <dvla/envs/cartpole.hpp>
+#include <dvla/runtime/learners/grpo.hpp>
+#include <dvla/runtime/learners/ppo.hpp>
+#include <dvla/runtime/policies/actor_critic.hpp>
+#include <dvla/runtime/trajectories/gae.hpp>
+#include <dvla/runtime/versions/staleness.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 using namespace dvla;
 

@@ -11,13 +11,13 @@
 #include <thread>
 #include <vector>
 
-#include "gpu/arena_resource.hpp"
-#include "gpu/host_pool.hpp"
-#include "gpu/memory_pools.hpp"
-#include "gpu/pool_lease.hpp"
+#include <dvla/gpu/arena_resource.hpp>
+#include <dvla/gpu/host_pool.hpp>
+#include <dvla/gpu/memory_pools.hpp>
+#include <dvla/gpu/pool_lease.hpp>
 #ifdef DVLA_HAVE_CUDA
-#include "gpu/cuda_pool.hpp"
-#include "gpu/nccl_broadcast.hpp"
+#include <dvla/gpu/cuda_pool.hpp>
+#include <dvla/gpu/nccl_broadcast.hpp>
 #endif
 
 using namespace dvla;

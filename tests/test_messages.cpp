@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
-#include "messages/all.hpp"
-#include "messages/codec.hpp"
-#include "messages/trajectory_segment.capnp.h"
+#include <dvla/messages/trajectory_segment.capnp.h>
+#include <dvla/messages/all.hpp>
+#include <dvla/messages/codec.hpp>
 
 using namespace dvla;
 using namespace dvla::msg;

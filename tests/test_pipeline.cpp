@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "actors/training.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
 
 using namespace dvla;
 using nlohmann::json;

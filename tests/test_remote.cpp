@@ -11,11 +11,11 @@
 #include <cstdio>
 #include <random>
 
-#include "actors/errors.hpp"
-#include "actors/frame_inspect.hpp"
-#include "actors/type_registry.hpp"
-#include "messages/trajectory_segment.hpp"
-#include "tests/segment_digest.hpp"
+#include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/type_registry.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
+#include "segment_digest.hpp"
 
 using namespace dvla;
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "envs/env_config.hpp"
-#include "envs/synthetic.hpp"
-#include "envs/tabletop/tabletop_batch.hpp"
-#include "runtime/segment_builder.hpp"
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/synthetic.hpp>
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include <dvla/runtime/trajectories/segment_builder.hpp>
 
 using namespace dvla;
 

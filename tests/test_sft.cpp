@@ -1,5 +1,5 @@
 // Demonstrations, supervised fine-tuning and checkpoints.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -10,17 +10,17 @@
 #include <map>
 #include <optional>
 
-#include "envs/tabletop/tabletop_batch.hpp"
-#include "runtime/behaviour_cloning.hpp"
-#include "runtime/checkpoint.hpp"
-#include "runtime/demonstration_file.hpp"
-#include "runtime/demonstration_recorder.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/initial_weights.hpp"
-#include "runtime/optimizer_state.hpp"
-#include "runtime/policy_input.hpp"
-#include "runtime/ppo.hpp"
-#include "runtime/vla_policy.hpp"
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/datasets/demonstration_file.hpp>
+#include <dvla/runtime/datasets/demonstration_recorder.hpp>
+#include <dvla/runtime/learners/behaviour_cloning.hpp>
+#include <dvla/runtime/learners/optimizer_state.hpp>
+#include <dvla/runtime/learners/ppo.hpp>
+#include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/policies/vla_policy.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
+#include <dvla/runtime/weights/initial_weights.hpp>
 
 using namespace dvla;
 namespace fs = std::filesystem;

@@ -12,13 +12,13 @@
 #include <set>
 #include <thread>
 
-#include "envs/tabletop/camera_renderer.hpp"
-#include "envs/tabletop/mujoco_errors.hpp"
-#include "envs/tabletop/scripted_expert.hpp"
-#include "envs/tabletop/suite.hpp"
-#include "envs/tabletop/tabletop_batch.hpp"
-#include "envs/tabletop/task_rules.hpp"
-#include "envs/tabletop/vocabulary.hpp"
+#include <dvla/envs/tabletop/camera_renderer.hpp>
+#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/tabletop/scripted_expert.hpp>
+#include <dvla/envs/tabletop/suite.hpp>
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include <dvla/envs/tabletop/task_rules.hpp>
+#include <dvla/envs/tabletop/vocabulary.hpp>
 
 using namespace dvla::envs;
 using namespace dvla::envs::tabletop;

@@ -1,21 +1,21 @@
 // Bring-your-own policy as TorchScript: modules built here with torch::jit::Module::define (as a
 // Python export would be) load, act, train and share the flat buffer; modules that break the
 // contract are refused with the mismatch named.
-#include "tests/doctest_with_torch.hpp"
+#include "doctest_with_torch.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/script.h>
 
 #include <filesystem>
 
-#include "actors/training.hpp"
-#include "envs/env_config.hpp"
-#include "envs/tabletop/tabletop_batch.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/graph_parts.hpp"
-#include "runtime/policy.hpp"
-#include "runtime/torchscript_policy.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/policies/torchscript_policy.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 using namespace dvla;
 

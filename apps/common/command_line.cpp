@@ -1,4 +1,4 @@
-#include "apps/common/command_line.hpp"
+#include "common/command_line.hpp"
 
 namespace dvla::apps {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::apps {
 

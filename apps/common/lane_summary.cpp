@@ -1,4 +1,4 @@
-#include "apps/common/lane_summary.hpp"
+#include "common/lane_summary.hpp"
 
 #include <fmt/core.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/lane_report.hpp"
+#include <dvla/runtime/lanes/lane_report.hpp>
 
 namespace dvla::apps {
 

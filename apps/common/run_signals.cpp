@@ -1,4 +1,4 @@
-#include "apps/common/run_signals.hpp"
+#include "common/run_signals.hpp"
 
 #include <fcntl.h>
 #include <fmt/core.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/run_requests.hpp"
+#include <dvla/runtime/run/run_requests.hpp>
 
 namespace dvla::apps {
 

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "actors/training.hpp"
-#include "apps/common/lane_summary.hpp"
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/resident_memory.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include "common/lane_summary.hpp"
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/resident_memory.hpp"
 
 namespace dvla::apps {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::apps {
 

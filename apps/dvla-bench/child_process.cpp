@@ -1,4 +1,4 @@
-#include "apps/dvla-bench/child_process.hpp"
+#include "dvla-bench/child_process.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::apps {
 

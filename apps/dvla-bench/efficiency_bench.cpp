@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "actors/training.hpp"
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/suite_settings.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/suite_settings.hpp"
 
 namespace dvla::apps {
 namespace {

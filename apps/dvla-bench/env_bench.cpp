@@ -5,10 +5,10 @@
 #include <ctime>
 #include <thread>
 
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/resident_memory.hpp"
-#include "envs/tabletop/scripted_expert.hpp"
-#include "envs/tabletop/tabletop_batch.hpp"
+#include <dvla/envs/tabletop/scripted_expert.hpp>
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/resident_memory.hpp"
 
 namespace dvla::apps {
 namespace {

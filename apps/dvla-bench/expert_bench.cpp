@@ -2,10 +2,10 @@
 
 #include <random>
 
-#include "apps/dvla-bench/bench.hpp"
-#include "envs/tabletop/scripted_expert.hpp"
-#include "envs/tabletop/suite.hpp"
-#include "envs/tabletop/tabletop_env.hpp"
+#include <dvla/envs/tabletop/scripted_expert.hpp>
+#include <dvla/envs/tabletop/suite.hpp>
+#include <dvla/envs/tabletop/tabletop_env.hpp>
+#include "dvla-bench/bench.hpp"
 
 namespace dvla::apps {
 namespace {

@@ -5,10 +5,10 @@
 #include <map>
 #include <string>
 
-#include "apps/common/command_line.hpp"
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/planes_actors.hpp"
-#include "runtime/blas_info.hpp"
+#include <dvla/runtime/platform/blas_info.hpp>
+#include "common/command_line.hpp"
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/planes_actors.hpp"
 
 namespace {
 

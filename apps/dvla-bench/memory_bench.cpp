@@ -12,9 +12,9 @@
 #include <cmath>
 #include <random>
 
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/suite_settings.hpp"
-#include "gpu/memory_pools.hpp"
+#include <dvla/gpu/memory_pools.hpp>
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/suite_settings.hpp"
 
 namespace dvla::apps {
 namespace {

@@ -1,4 +1,4 @@
-#include "apps/dvla-bench/planes_actors.hpp"
+#include "dvla-bench/planes_actors.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "actors/frame_inspect.hpp"
-#include "messages/control_command.hpp"
-#include "messages/trajectory_segment.hpp"
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/control_command.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
 
 namespace dvla::apps::planes {
 namespace {

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "actors/atoms.hpp"
-#include "actors/plane_systems.hpp"
-#include "messages/frame.hpp"
-#include "runtime/expected.hpp"
-#include "runtime/lane_track.hpp"
+#include <dvla/actors/atoms.hpp>
+#include <dvla/actors/control/plane_systems.hpp>
+#include <dvla/core/expected.hpp>
+#include <dvla/messages/frame.hpp>
+#include <dvla/runtime/lanes/lane_track.hpp>
 
 namespace dvla::apps::planes {
 

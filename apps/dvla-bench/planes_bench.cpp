@@ -14,15 +14,15 @@
 #include <sstream>
 #include <thread>
 
-#include "actors/actor_support.hpp"
-#include "actors/control_endpoint.hpp"
-#include "actors/errors.hpp"
-#include "actors/frame_inspect.hpp"
-#include "apps/dvla-bench/bench.hpp"
-#include "apps/dvla-bench/child_process.hpp"
-#include "apps/dvla-bench/planes_actors.hpp"
-#include "apps/dvla-bench/suite_settings.hpp"
-#include "messages/control_command.hpp"
+#include <dvla/actors/control/control_endpoint.hpp>
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/control_command.hpp>
+#include "dvla-bench/bench.hpp"
+#include "dvla-bench/child_process.hpp"
+#include "dvla-bench/planes_actors.hpp"
+#include "dvla-bench/suite_settings.hpp"
 
 namespace dvla::apps {
 namespace {

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <string>
 
-#include "actors/control_endpoint.hpp"
-#include "apps/dvla-bench/planes_actors.hpp"
+#include <dvla/actors/control/control_endpoint.hpp>
+#include "dvla-bench/planes_actors.hpp"
 
 namespace dvla::apps::planes {
 

@@ -5,10 +5,10 @@
 
 #include <thread>
 
-#include "actors/training.hpp"
-#include "apps/common/lane_summary.hpp"
-#include "apps/dvla-bench/bench.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include "common/lane_summary.hpp"
+#include "dvla-bench/bench.hpp"
 
 namespace dvla::apps {
 namespace {

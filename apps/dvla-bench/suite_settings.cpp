@@ -1,4 +1,4 @@
-#include "apps/dvla-bench/suite_settings.hpp"
+#include "dvla-bench/suite_settings.hpp"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/config.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/runtime/config/config.hpp>
 
 namespace dvla::apps {
 

@@ -7,16 +7,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "actors/training.hpp"
-#include "apps/common/lane_summary.hpp"
-#include "apps/common/run_signals.hpp"
-#include "apps/dvla-ppo/options.hpp"
-#include "runtime/blas_info.hpp"
-#include "runtime/checkpoint.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/graph_parts.hpp"
-#include "runtime/intra_op_threads.hpp"
-#include "runtime/weights_file.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/checkpoints/weights_file.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/platform/blas_info.hpp>
+#include <dvla/runtime/policies/intra_op_threads.hpp>
+#include "common/lane_summary.hpp"
+#include "common/run_signals.hpp"
+#include "dvla-ppo/options.hpp"
 
 namespace {
 

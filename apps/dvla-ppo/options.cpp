@@ -1,4 +1,4 @@
-#include "apps/dvla-ppo/options.hpp"
+#include "dvla-ppo/options.hpp"
 
 #include <fmt/core.h>
 
@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "apps/common/command_line.hpp"
-#include "runtime/checkpoint.hpp"
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include "common/command_line.hpp"
 
 namespace dvla::apps {
 namespace {

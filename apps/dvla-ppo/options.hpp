@@ -2,8 +2,8 @@
 // dvla-ppo's command line: every flag sets a config key (DESIGN.md's command-line contract).
 #include <string>
 
-#include "runtime/config.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/runtime/config/config.hpp>
 
 namespace dvla::apps {
 

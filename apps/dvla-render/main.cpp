@@ -10,19 +10,19 @@
 #include <functional>
 #include <random>
 
-#include "apps/common/command_line.hpp"
-#include "apps/dvla-render/png_writer.hpp"
-#include "envs/tabletop/camera_renderer.hpp"
-#include "envs/tabletop/gl_context.hpp"
-#include "envs/tabletop/scripted_expert.hpp"
-#include "envs/tabletop/tabletop_env.hpp"
-#include "envs/tabletop/vocabulary.hpp"
-#include "messages/weight_update.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/graph_parts.hpp"
-#include "runtime/policy.hpp"
-#include "runtime/policy_input.hpp"
-#include "runtime/weights_file.hpp"
+#include <dvla/envs/tabletop/camera_renderer.hpp>
+#include <dvla/envs/tabletop/gl_context.hpp>
+#include <dvla/envs/tabletop/scripted_expert.hpp>
+#include <dvla/envs/tabletop/tabletop_env.hpp>
+#include <dvla/envs/tabletop/vocabulary.hpp>
+#include <dvla/messages/weight_update.hpp>
+#include <dvla/runtime/checkpoints/weights_file.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
+#include "common/command_line.hpp"
+#include "dvla-render/png_writer.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "apps/dvla-render/png_writer.hpp"
+#include "dvla-render/png_writer.hpp"
 
 #include <png.h>
 

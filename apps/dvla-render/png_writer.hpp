@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::apps {
 

@@ -8,18 +8,18 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "apps/common/command_line.hpp"
-#include "envs/env_config.hpp"
-#include "envs/tabletop/suite.hpp"
-#include "runtime/behaviour_cloning.hpp"
-#include "runtime/checkpoint.hpp"
-#include "runtime/demonstration_recorder.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/flat_parameters.hpp"
-#include "runtime/graph_parts.hpp"
-#include "runtime/intra_op_threads.hpp"
-#include "runtime/policy.hpp"
-#include "runtime/policy_factory.hpp"
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/tabletop/suite.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/datasets/demonstration_recorder.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/learners/behaviour_cloning.hpp>
+#include <dvla/runtime/policies/intra_op_threads.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/policies/policy_factory.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
+#include "common/command_line.hpp"
 
 namespace {
 

@@ -8,10 +8,10 @@
 
 #include <random>
 
-#include "actors/training.hpp"
-#include "envs/env_batch.hpp"
-#include "runtime/evaluation.hpp"
-#include "runtime/graph_parts.hpp"
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/envs/env_batch.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "envs/tabletop/camera_renderer.hpp"
+#include <dvla/envs/tabletop/camera_renderer.hpp>
 
 #include <mujoco/mujoco.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "envs/tabletop/mujoco_errors.hpp"
+#include <dvla/envs/tabletop/mujoco_errors.hpp>
 
 namespace dvla::envs::tabletop {
 

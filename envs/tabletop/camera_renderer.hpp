@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "envs/tabletop/scene.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/envs/tabletop/scene.hpp>
 
 struct mjData_;
 typedef struct mjData_ mjData;

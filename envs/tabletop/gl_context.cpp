@@ -1,4 +1,4 @@
-#include "envs/tabletop/gl_context.hpp"
+#include <dvla/envs/tabletop/gl_context.hpp>
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
 
 namespace dvla::envs::tabletop {
 

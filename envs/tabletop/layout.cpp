@@ -1,10 +1,10 @@
-#include "envs/tabletop/layout.hpp"
+#include <dvla/envs/tabletop/layout.hpp>
 
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
-#include "envs/batched_env.hpp"
+#include <dvla/envs/batched_env.hpp>
 
 namespace dvla::envs::tabletop {
 namespace {

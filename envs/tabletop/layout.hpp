@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "envs/tabletop/scene.hpp"
-#include "envs/tabletop/suite.hpp"
-#include "envs/tabletop/task.hpp"
+#include <dvla/envs/tabletop/scene.hpp>
+#include <dvla/envs/tabletop/suite.hpp>
+#include <dvla/envs/tabletop/task.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,4 +1,4 @@
-#include "envs/tabletop/mujoco_errors.hpp"
+#include <dvla/envs/tabletop/mujoco_errors.hpp>
 
 #include <mujoco/mujoco.h>
 

@@ -1,10 +1,10 @@
-#include "envs/tabletop/scene.hpp"
+#include <dvla/envs/tabletop/scene.hpp>
 
 #include <mujoco/mujoco.h>
 
 #include <cstring>
 
-#include "envs/tabletop/mujoco_errors.hpp"
+#include <dvla/envs/tabletop/mujoco_errors.hpp>
 
 namespace dvla::envs::tabletop {
 namespace {

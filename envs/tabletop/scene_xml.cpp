@@ -1,4 +1,4 @@
-#include "envs/tabletop/scene.hpp"
+#include <dvla/envs/tabletop/scene.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,9 +1,9 @@
-#include "envs/tabletop/scripted_expert.hpp"
+#include <dvla/envs/tabletop/scripted_expert.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include "envs/tabletop/task_rules.hpp"
+#include <dvla/envs/tabletop/task_rules.hpp>
 
 namespace dvla::envs::tabletop {
 namespace {

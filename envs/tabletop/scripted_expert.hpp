@@ -4,8 +4,8 @@
 // the demonstration source for supervised fine-tuning.
 #include <array>
 
-#include "envs/tabletop/tabletop_env.hpp"
-#include "envs/tabletop/task.hpp"
+#include <dvla/envs/tabletop/tabletop_env.hpp>
+#include <dvla/envs/tabletop/task.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,4 +1,4 @@
-#include "envs/tabletop/suite.hpp"
+#include <dvla/envs/tabletop/suite.hpp>
 
 namespace dvla::envs::tabletop {
 

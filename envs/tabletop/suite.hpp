@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "envs/tabletop/task.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/envs/tabletop/task.hpp>
 
 namespace dvla::envs::tabletop {
 

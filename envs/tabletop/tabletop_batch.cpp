@@ -1,4 +1,4 @@
-#include "envs/tabletop/tabletop_batch.hpp"
+#include <dvla/envs/tabletop/tabletop_batch.hpp>
 
 #include <algorithm>
 #include <condition_variable>
@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "envs/tabletop/camera_renderer.hpp"
-#include "envs/tabletop/gl_context.hpp"
-#include "envs/tabletop/vocabulary.hpp"
+#include <dvla/envs/tabletop/camera_renderer.hpp>
+#include <dvla/envs/tabletop/gl_context.hpp>
+#include <dvla/envs/tabletop/vocabulary.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "envs/batched_env.hpp"
-#include "envs/tabletop/layout.hpp"
-#include "envs/tabletop/suite.hpp"
-#include "envs/tabletop/tabletop_config.hpp"
-#include "envs/tabletop/tabletop_env.hpp"
+#include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/tabletop/layout.hpp>
+#include <dvla/envs/tabletop/suite.hpp>
+#include <dvla/envs/tabletop/tabletop_config.hpp>
+#include <dvla/envs/tabletop/tabletop_env.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,12 +1,12 @@
-#include "envs/tabletop/tabletop_env.hpp"
+#include <dvla/envs/tabletop/tabletop_env.hpp>
 
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "envs/tabletop/mujoco_errors.hpp"
-#include "envs/tabletop/task_rules.hpp"
+#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/tabletop/task_rules.hpp>
 
 namespace dvla::envs::tabletop {
 namespace {
@@ -106,8 +106,7 @@ TabletopStep TabletopEnv::step(const float* action) {
   // Success ends the episode, so it pays the full reward (1) for this step and each step left to
   // the horizon: otherwise lingering just short of success (nearly 1 per step) would outscore
   // succeeding, and RL would learn to linger.
-  if (r.success)
-    r.reward = static_cast<float>(horizon(initial_.task.family) - steps_ + 1);
+  if (r.success) r.reward = static_cast<float>(horizon(initial_.task.family) - steps_ + 1);
   r.terminated = r.success;
   r.truncated = !r.success && steps_ >= horizon(initial_.task.family);
   r.warnings = take_mujoco_warnings().count;

@@ -7,9 +7,9 @@
 // closes the fingers and -1 opens them.
 #include <memory>
 
-#include "envs/tabletop/layout.hpp"
-#include "envs/tabletop/scene.hpp"
-#include "envs/tabletop/tabletop_state.hpp"
+#include <dvla/envs/tabletop/layout.hpp>
+#include <dvla/envs/tabletop/scene.hpp>
+#include <dvla/envs/tabletop/tabletop_state.hpp>
 
 struct mjData_;
 typedef struct mjData_ mjData;

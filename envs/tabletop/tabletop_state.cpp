@@ -1,4 +1,4 @@
-#include "envs/tabletop/tabletop_state.hpp"
+#include <dvla/envs/tabletop/tabletop_state.hpp>
 
 #include <cmath>
 

@@ -4,8 +4,8 @@
 // on it, never on images.
 #include <array>
 
-#include "envs/tabletop/layout.hpp"
-#include "envs/tabletop/scene.hpp"
+#include <dvla/envs/tabletop/layout.hpp>
+#include <dvla/envs/tabletop/scene.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,4 +1,4 @@
-#include "envs/tabletop/task.hpp"
+#include <dvla/envs/tabletop/task.hpp>
 
 namespace dvla::envs::tabletop {
 

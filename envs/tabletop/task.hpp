@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "envs/tabletop/scene.hpp"
-#include "runtime/expected.hpp"
+#include <dvla/core/expected.hpp>
+#include <dvla/envs/tabletop/scene.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -1,4 +1,4 @@
-#include "envs/tabletop/task_rules.hpp"
+#include <dvla/envs/tabletop/task_rules.hpp>
 
 #include <algorithm>
 #include <cmath>

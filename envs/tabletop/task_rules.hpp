@@ -1,8 +1,8 @@
 #pragma once
 // What each task family counts as success, and its dense reward: staged, normalised to [0, 1),
 // and exactly 1 on success. Success follows LIBERO and ManiSkill's predicates.
-#include "envs/tabletop/tabletop_state.hpp"
-#include "envs/tabletop/task.hpp"
+#include <dvla/envs/tabletop/tabletop_state.hpp>
+#include <dvla/envs/tabletop/task.hpp>
 
 namespace dvla::envs::tabletop {
 

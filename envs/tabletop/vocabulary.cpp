@@ -1,4 +1,4 @@
-#include "envs/tabletop/vocabulary.hpp"
+#include <dvla/envs/tabletop/vocabulary.hpp>
 
 #include <cctype>
 #include <sstream>

@@ -1,0 +1,30 @@
+#pragma once
+// Distributor (lane 4): one node's fan-out of weight updates. Each frame is decoded once and
+// copied, on the distributor's own thread, into the staging buffer of every local inference
+// replica; the answer comes once all of them have it. Inference swaps it in at its next batch
+// boundary, so a transfer neither waits for a forward pass nor blocks one.
+#include <caf/actor_system.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <dvla/actors/interfaces.hpp>
+#include <dvla/runtime/lanes/lane_track.hpp>
+
+namespace dvla {
+class DoubleBufferedReplica;
+}
+
+namespace dvla::actors {
+
+struct DistributorSetup {
+  std::string name = "distributor";
+  std::vector<std::shared_ptr<DoubleBufferedReplica>> replicas;  // this node's
+  std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  caf::actor supervisor;             // receives rejection counts; may be null
+};
+
+distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup);
+
+}  // namespace dvla::actors

@@ -1,0 +1,189 @@
+#include <dvla/actors/graph/training.hpp>
+
+#include <torch/cuda.h>
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <tuple>
+#include <utility>
+
+#include <dvla/actors/atoms.hpp>
+#include <dvla/actors/control/supervisor.hpp>
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/run_status_inspect.hpp>
+#include <dvla/actors/support/type_registry.hpp>
+#include <dvla/gpu/memory_pools.hpp>
+#include <dvla/messages/control_command.hpp>
+#include <dvla/runtime/policies/intra_op_threads.hpp>
+#include <dvla/runtime/run/progress_watchdog.hpp>
+
+namespace dvla {
+namespace {
+
+// How often the status is polled: finishing is noticed within this.
+constexpr auto poll_interval = std::chrono::milliseconds(50);
+
+Expected<RunStatus> poll(caf::scoped_actor& self, const caf::actor& supervisor, double timeout_s) {
+  Expected<RunStatus> result = Error("no answer");
+  self->request(supervisor, actors::timeout_of(timeout_s), actors::status_atom::value)
+      .receive([&](const RunStatus& s) { result = s; },
+               [&](const caf::error& e) {
+                 result = Error("the supervisor did not report: " + actors::describe(e));
+               });
+  return result;
+}
+
+Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self, const caf::actor& supervisor,
+                                          double timeout_s) {
+  Expected<msg::WeightsFrame> result = Error("no answer");
+  self->request(supervisor, actors::timeout_of(timeout_s), actors::weights_atom::value)
+      .receive([&](const msg::WeightsFrame& w) { result = w; },
+               [&](const caf::error& e) {
+                 result = Error("fetching the final weights failed: " + actors::describe(e));
+               });
+  return result;
+}
+
+// The final checkpoint and the weights it holds (saved once a running update is complete).
+Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped_actor& self,
+                                                                     const caf::actor& supervisor,
+                                                                     double timeout_s) {
+  Expected<std::pair<std::string, msg::WeightsFrame>> result = Error("no answer");
+  self->request(supervisor, actors::timeout_of(timeout_s), actors::checkpoint_atom::value)
+      .receive([&](const std::string& dir,
+                   const msg::WeightsFrame& w) { result = std::make_pair(dir, w); },
+               [&](const caf::error& e) {
+                 result = Error("saving the final checkpoint failed: " + actors::describe(e));
+               });
+  return result;
+}
+
+// Why a run that is still collecting should end now; empty: it goes on. The targets are checked
+// on the latest evaluation at each poll (evaluations take far longer than a poll interval).
+std::string early_end(const RunStatus& status, const Config& config, const RunRequests* requests) {
+  if (requests && requests->stop_requested()) return "stop request";
+  if (config.run.max_seconds > 0 && status.wall_seconds >= config.run.max_seconds)
+    return "max_seconds";
+  const auto& eval = status.last_evaluation;
+  if (eval.episodes > 0 && config.run.stop_eval_success > 0 &&
+      eval.success_rate >= config.run.stop_eval_success)
+    return "stop.eval_success";
+  if (eval.episodes > 0 && config.run.stop_eval_return > 0 &&
+      eval.mean_return >= config.run.stop_eval_return)
+    return "stop.eval_return";
+  return {};
+}
+
+// Passes the evaluations `requests` asked for since `sent` to the supervisor as control commands.
+// Their answers are not awaited (an evaluation takes a while); a refusal is reported by the
+// supervisor itself.
+void send_evaluation_requests(const caf::actor& supervisor, const RunRequests* requests,
+                              uint64_t& sent) {
+  if (!requests) return;
+  for (const uint64_t asked = requests->evaluations_requested(); sent < asked;)
+    caf::anon_send(supervisor, msg::build(msg::ControlCommand{msg::Command::evaluate, ++sent, {}}));
+}
+
+// Polls the supervisor until the run ends and collects its result; the graph still runs after.
+Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor& supervisor,
+                                      const Config& config, const ProgressCallback& on_progress,
+                                      const RunRequests* requests) {
+  const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
+  const double timeout_s = config.run.message_timeout_s;
+  auto last_progress = std::chrono::steady_clock::now();
+  ProgressWatchdog watchdog(timeout_s);
+  Expected<RunStatus> status = Error("not started");
+  std::string stopped_by;
+  uint64_t evaluations_sent = 0;
+  for (;;) {
+    std::this_thread::sleep_for(poll_interval);
+    send_evaluation_requests(supervisor, requests, evaluations_sent);
+    status = poll(self, supervisor, timeout_s);
+    if (!status || status->finished) break;
+    if (stopped_by = early_end(*status, config, requests); !stopped_by.empty()) break;
+    if (auto moving = watchdog.check(*status); !moving) return moving.error();
+    if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
+      on_progress(*status);
+      last_progress = std::chrono::steady_clock::now();
+    }
+  }
+  if (!status) return status.error();
+  if (!status->failure.empty()) return Error(status->failure);
+  // With a logdir the result is the final checkpoint's version, otherwise the latest published.
+  TrainingResult result;
+  result.stopped_by = stopped_by;
+  if (config.run.logdir.empty()) {
+    auto weights = final_weights(self, supervisor, timeout_s);
+    if (!weights) return weights.error();
+    result.weights = *weights;
+  } else {
+    auto saved = final_checkpoint(self, supervisor, timeout_s);
+    if (!saved) return saved.error();
+    std::tie(result.checkpoint, result.weights) = *saved;
+    status = poll(self, supervisor, timeout_s);  // naming that checkpoint
+    if (!status) return status.error();
+  }
+  result.status = *status;
+  return result;
+}
+
+// Runs the graph until it ends, then has the supervisor stop every actor.
+Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& config,
+                                   const GraphParts& parts, const ProgressCallback& on_progress,
+                                   std::shared_ptr<const Checkpoint> resume,
+                                   std::shared_ptr<LaneTracer> tracer,
+                                   std::shared_ptr<gpu::MemoryPools> pools,
+                                   const RunRequests* requests) {
+  caf::scoped_actor self{system};  // counts as a running actor while it lives
+  auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume),
+                                             std::move(tracer), std::move(pools));
+  auto result = await_result(self, supervisor, config, on_progress, requests);
+  self->send(supervisor, actors::shutdown_atom::value);
+  return result;
+}
+
+}  // namespace
+
+Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
+                               const ProgressCallback& on_progress,
+                               std::shared_ptr<const Checkpoint> resume,
+                               const RunRequests* requests) {
+  if (auto valid = validate(config); !valid) return valid.error();
+  const auto tracer = std::make_shared<LaneTracer>(!config.run.trace.empty());
+  // A trace file that cannot be written is found before the run, not after it.
+  if (!config.run.trace.empty())
+    if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
+      return writable.error();
+  if (config.model.device == "cuda" && !torch::cuda::is_available())
+    return Error(
+        "model.device=cuda: this LibTorch sees no CUDA device (it was built without CUDA, as "
+        "Debian's is, or there is no GPU); docs/gpu.md says how to build against a CUDA LibTorch");
+  // The process's two memory pools: the samplers' leases on sim, the model's on model.
+  constexpr size_t MiB = size_t{1} << 20;
+  auto pools = gpu::MemoryPools::create({gpu::PoolKind::host,
+                                         static_cast<size_t>(config.memory.sim_mib) * MiB,
+                                         static_cast<size_t>(config.memory.model_mib) * MiB});
+  if (!pools) return pools.error();
+  use_graph_threads(config.graph);  // lanes set their own; this is the main thread's and BLAS's
+  caf::actor_system_config caf_config;
+  actors::register_types(caf_config);
+  caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
+  caf::actor_system system{caf_config};
+  auto result =
+      run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools, requests);
+  system.await_all_actors_done();  // every track is complete
+  // Written whether the run succeeded or not: the trace shows what happened.
+  if (!config.run.trace.empty())
+    if (auto written = tracer->write_chrome_trace(config.run.trace); !written && result)
+      return written.error();
+  if (!result) return result;
+  result->lanes = tracer->report(result->status.wall_seconds);
+  if (on_progress) on_progress(result->status);
+  return result;
+}
+
+}  // namespace dvla

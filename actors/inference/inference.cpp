@@ -1,0 +1,115 @@
+#include <dvla/actors/inference/inference.hpp>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <caf/all.hpp>
+
+#include <cstring>
+
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/action_batch.hpp>
+#include <dvla/messages/observation_batch.hpp>
+#include <dvla/runtime/policies/intra_op_threads.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/trajectories/observation_check.hpp>
+#include <dvla/runtime/weights/double_buffered_replica.hpp>
+
+namespace dvla::actors {
+namespace {
+
+struct Request {
+  msg::ObservationFrame frame;  // keeps the observations below alive
+  msg::ObservationBatch batch;
+  caf::typed_response_promise<msg::ActionFrame> promise;
+};
+
+struct InferenceState {
+  InferenceSetup setup;
+  std::vector<Request> pending;
+  bool flush_scheduled = false;
+  at::Generator generator;
+  at::Device device = at::kCPU;  // where the replica's policies compute
+};
+
+// One forward pass over every waiting request; each gets its own rows back.
+void flush(InferenceState& s) {
+  s.flush_scheduled = false;
+  s.setup.weights->swap_in_staged();
+  if (s.pending.empty()) return;
+  ScopedWork work(s.setup.track.get(), "forward");
+  // What the forward pass computes with, read on this thread (a later setting would show).
+  if (s.setup.track) s.setup.track->set_intra_op_threads(at::get_num_threads());
+  std::vector<PolicyInput> parts;
+  for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
+  // The observations are copied once, from the requests' frames into one batch.
+  // On a GPU, the batch goes there and the answers come back (on the host, no move at all).
+  auto to_host = [&s](const at::Tensor& t) {
+    return (s.device.is_cpu() ? t : t.to(at::kCPU)).contiguous();
+  };
+  auto input = concatenate(parts);
+  if (!s.device.is_cpu()) input = input.to(s.device);
+  const auto answer = s.setup.weights->active().act(input, /*deterministic=*/false, s.generator);
+  const auto actions = to_host(answer.actions);
+  const auto log_probs = to_host(answer.log_probs);
+  const auto values = to_host(answer.values);
+  const int64_t action_dim = actions.size(1);
+  int64_t row = 0;
+  for (auto& r : s.pending) {
+    const int64_t n = r.batch.envs();
+    msg::ActionBatch a;
+    a.sampler_id = r.batch.sampler_id;
+    a.sequence = r.batch.sequence;
+    a.policy_version = s.setup.weights->active_version();
+    a.actions = {actions.data_ptr<float>() + row * action_dim, {n, action_dim}};
+    a.log_probs = {log_probs.data_ptr<float>() + row, {n}};
+    a.values = {values.data_ptr<float>() + row, {n}};
+    r.promise.deliver(msg::build(a));
+    row += n;
+  }
+  s.pending.clear();
+}
+
+inference_actor::behavior_type inference(inference_actor::stateful_pointer<InferenceState> self,
+                                         InferenceSetup setup) {
+  name_failures(self, setup.name);
+  auto& s = self->state;
+  s.setup = std::move(setup);
+  if (!s.setup.weights) throw std::invalid_argument(s.setup.name + ": no weight buffers");
+  use_intra_op_threads(s.setup.torch_threads);
+  s.device = device_of(s.setup.weights->active());
+  s.generator = at::make_generator<at::CPUGeneratorImpl>(s.setup.seed);
+  return {
+      [self](const msg::ObservationFrame& frame) -> caf::result<msg::ActionFrame> {
+        auto& s = self->state;
+        auto batch = msg::read(frame);
+        if (!batch)
+          return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                        batch.error().message());
+        if (auto mismatch = observation_mismatch(batch->observations, 1, s.setup.spec);
+            !mismatch.empty())
+          return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
+        auto promise = self->make_response_promise<msg::ActionFrame>();
+        s.pending.push_back(Request{frame, std::move(*batch), promise});
+        if (s.setup.track) s.setup.track->queue_depth(static_cast<int64_t>(s.pending.size()));
+        // The flush is queued behind every request already in the mailbox, so one forward
+        // pass serves all of them: batching without a timer.
+        if (!s.flush_scheduled) {
+          s.flush_scheduled = true;
+          self->send(self, flush_atom::value);
+        }
+        return promise;
+      },
+      [self](flush_atom) { flush(self->state); },
+  };
+}
+
+}  // namespace
+
+inference_actor spawn_inference(caf::actor_system& system, InferenceSetup setup) {
+  return system.spawn<caf::detached>(inference, std::move(setup));
+}
+
+}  // namespace dvla::actors

@@ -1,0 +1,50 @@
+#pragma once
+// Trainer (lane 3): the learner. Admits trajectory segments within the staleness bound, trains
+// once a batch is gathered, and publishes each new policy version through the distributor.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <dvla/actors/interfaces.hpp>
+#include <dvla/envs/env_spec.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/config/config.hpp>
+#include <dvla/runtime/lanes/lane_track.hpp>
+
+namespace dvla {
+class Policy;
+namespace gpu {
+class PoolLease;
+}
+}  // namespace dvla
+
+namespace dvla::actors {
+
+struct TrainerSetup {
+  std::string name = "trainer";
+  envs::EnvSpec spec;
+  std::function<std::shared_ptr<Policy>()> make_policy;
+  Config config;  // ppo.* drive the learner; the whole of it goes into checkpoints
+  uint64_t seed = 1;
+  // Where checkpoints go (a run's logdir); empty: the trainer refuses to save them.
+  std::string checkpoint_root;
+  // A checkpoint to continue from: its weights, optimizer state, version, counters and RNG.
+  std::shared_ptr<const Checkpoint> resume;
+  // mode = sync: the samplers of the lock-step; each segment's acknowledgement waits for the
+  // round (runtime/lanes/lock_step.hpp). 0: async, acknowledgements are credits.
+  size_t lock_step_samplers = 0;
+  double timeout_s = 60;
+  std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  // Its lease on the model pool: the flat weight buffer comes from it. Null: the heap.
+  std::shared_ptr<gpu::PoolLease> model_lease;
+  distributor_actor distributor;  // receives every new version; may be null
+  caf::actor supervisor;          // receives version announcements and rejections; may be null
+};
+
+// Spawns a detached trainer: gradient steps run on a thread of their own.
+trainer_actor spawn_trainer(caf::actor_system& system, TrainerSetup setup);
+
+}  // namespace dvla::actors

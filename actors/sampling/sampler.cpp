@@ -1,0 +1,334 @@
+#include <dvla/actors/sampling/sampler.hpp>
+
+#include <caf/all.hpp>
+
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/gpu/pool_lease.hpp>
+#include <dvla/messages/action_batch.hpp>
+#include <dvla/messages/control_command.hpp>
+#include <dvla/messages/metrics.hpp>
+#include <dvla/messages/observation_batch.hpp>
+#include <dvla/runtime/trajectories/env_observations.hpp>
+#include <dvla/runtime/trajectories/segment_builder.hpp>
+
+namespace dvla::actors {
+namespace {
+
+// Consecutive malformed answers from inference tolerated before the sampler gives up.
+constexpr int max_malformed_answers = 3;
+
+// Data-plane requests (thousands a second) carry no timeout: CAF 0.17 keeps a request's timeout
+// entry until it expires, answered or not, which costs its clock thread a wake-up per request and
+// memory for requests/s x timeout. A receiver that dies answers with an error; one that hangs
+// stops the run's progress, which train()'s watchdog reports (message_timeout_s).
+const auto data_plane = caf::infinite;
+
+// One buffer of a sampler's envs: its own env batch, segment and outstanding request. While one
+// buffer's envs step, another's observations are with inference (double buffering).
+struct EnvBuffer {
+  uint32_t index = 0;
+  std::unique_ptr<envs::BatchedEnv> env;
+  std::unique_ptr<SegmentBuilder> segment;
+  bool awaiting_answer = false;  // its observation request is out
+  bool holds_credit = false;     // its segment will ship: a credit is set aside for it
+  WaitSpan waiting_for_actions;
+};
+
+struct SamplerState {
+  SamplerSetup setup;
+  std::vector<EnvBuffer> buffers;
+  size_t envs = 0;  // over all buffers
+  uint64_t observation_sequence = 0;
+  uint64_t segment_sequence = 0;
+  uint64_t counted_steps = 0;  // env steps within episodes (episodic: the valid ones)
+  uint64_t round = 0;          // episodic: rounds of episodes started
+  int in_flight = 0;           // segments the trainer has not acknowledged
+  int reserved = 0;            // credits set aside for segments about to ship
+  bool paused = false;
+  bool draining = false;  // the step budget is spent
+  bool finished = false;
+  int malformed_answers = 0;
+  WaitSpan waiting_for_credit;
+  uint64_t unreported_steps = 0;
+  std::vector<double> unreported_returns, unreported_successes;
+};
+
+using self_ptr = sampler_actor::stateful_pointer<SamplerState>;
+
+void request_actions(self_ptr self, EnvBuffer& b);
+
+void request_all(self_ptr self) {
+  for (auto& b : self->state.buffers) request_actions(self, b);
+}
+
+void report(self_ptr self) {
+  auto& s = self->state;
+  if (!s.setup.supervisor || (s.unreported_steps == 0 && s.unreported_returns.empty())) return;
+  msg::Metrics m;
+  m.source = s.setup.name;
+  m.timestamp_ns = steady_now_ns();
+  m.samples.emplace_back("env_steps", static_cast<double>(s.unreported_steps));
+  for (size_t i = 0; i < s.unreported_returns.size(); ++i) {
+    m.samples.emplace_back("episode_return", s.unreported_returns[i]);
+    m.samples.emplace_back("episode_success", s.unreported_successes[i]);
+  }
+  caf::anon_send(s.setup.supervisor, msg::build(m));
+  s.unreported_steps = 0;
+  s.unreported_returns.clear();
+  s.unreported_successes.clear();
+}
+
+void finish_if_done(self_ptr self) {
+  auto& s = self->state;
+  if (!s.draining || s.in_flight > 0 || s.finished) return;
+  for (const auto& b : s.buffers)
+    if (b.awaiting_answer) return;
+  s.finished = true;
+  report(self);
+  if (s.setup.supervisor) caf::anon_send(s.setup.supervisor, finished_atom::value, s.setup.id);
+}
+
+// `last`: the buffer's final segment.
+void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bool last) {
+  auto& s = self->state;
+  ScopedWork work(s.setup.track.get(), "ship_segment");
+  auto frame = b.segment->finish(s.setup.id, s.segment_sequence++, bootstrap_values, last);
+  if (b.holds_credit) --s.reserved;
+  b.holds_credit = false;
+  ++s.in_flight;
+  if (s.setup.track) s.setup.track->queue_depth(s.in_flight);
+  self->request(s.setup.trainer, data_plane, std::move(frame))
+      .then(
+          [self](uint64_t) {
+            auto& s = self->state;
+            s.waiting_for_credit.stop(s.setup.track.get());
+            --s.in_flight;
+            request_all(self);
+            finish_if_done(self);
+          },
+          [self](caf::error& e) {
+            self->quit(make_error(
+                errc::no_answer,
+                self->state.setup.name + ": the trainer refused a segment: " + describe(e)));
+          });
+  report(self);
+}
+
+bool episodic(const SamplerState& s) { return s.setup.group_size > 0; }
+
+bool budget_spent(const SamplerState& s) {
+  return s.setup.step_budget > 0 && s.counted_steps >= s.setup.step_budget * s.envs;
+}
+
+// The seed stream of a buffer: buffer 0 keeps the sampler's own (as without double buffering).
+uint64_t seed_stream(const SamplerState& s, const EnvBuffer& b) {
+  return (uint64_t{b.index} << 32) | s.setup.id;
+}
+
+// Episodic: a round of episodes, each group of envs from one initial state of its own.
+void start_round(SamplerState& s, EnvBuffer& b) {
+  const auto envs = b.env->size();
+  const auto group = static_cast<size_t>(s.setup.group_size);
+  // Batch indices apart from the continuous samplers' (their ids) and from evaluation seeds.
+  const uint64_t index = (uint64_t{1} << 39) | (uint64_t{s.setup.id} << 24) | s.round++;
+  const auto group_seeds = envs::derive_seeds(s.setup.seed, index, envs / group);
+  std::vector<uint64_t> seeds(envs);
+  std::vector<int32_t> groups(envs);
+  for (size_t e = 0; e < envs; ++e) {
+    seeds[e] = group_seeds[e / group];
+    groups[e] = static_cast<int32_t>(e / group);
+  }
+  b.env->reset(seeds);
+  b.segment->start_episodes(std::move(groups));
+}
+
+void step(self_ptr self, EnvBuffer& b, const msg::ActionBatch& answer) {
+  auto& s = self->state;
+  ScopedWork work(s.setup.track.get(), "env_step");
+  b.segment->begin_step(b.env->output(), answer);
+  b.env->step(answer.actions.data);
+  const auto& out = b.env->output();
+  b.segment->end_step(out);
+  for (size_t e = 0; e < b.env->size(); ++e) {
+    if (!b.segment->last_step_valid(static_cast<int64_t>(e))) continue;
+    ++s.unreported_steps;
+    ++s.counted_steps;
+    if (!out.episode_ended(e)) continue;
+    s.unreported_returns.push_back(out.episode_ends[e].episode_return);
+    s.unreported_successes.push_back(out.episode_ends[e].success ? 1.0 : 0.0);
+  }
+  if (!episodic(s) && budget_spent(s)) s.draining = true;
+}
+
+// Episodic: once every episode of the round has ended the segment ships (no bootstrapping: there
+// is nothing after an ended episode) and the next round starts, unless the budget is spent.
+void end_round_if_done(self_ptr self, EnvBuffer& b) {
+  auto& s = self->state;
+  if (!b.segment->episodes_ended()) return;
+  const std::vector<float> no_bootstrap(b.env->size(), 0.f);
+  const bool last = budget_spent(s);
+  ship_segment(self, b, no_bootstrap.data(), last);
+  if (last)
+    s.draining = true;
+  else
+    start_round(s, b);
+}
+
+// An answer for a buffer's current observations: it closes a full segment (its values bootstrap
+// it) and, unless the budget is spent, drives one step of the buffer's envs.
+void on_answer(self_ptr self, EnvBuffer& b, const msg::ActionFrame& frame) {
+  auto& s = self->state;
+  b.awaiting_answer = false;
+  b.waiting_for_actions.stop(s.setup.track.get());
+  auto answer = msg::read(frame);
+  if (!answer) {
+    report_rejected(s.setup.supervisor, s.setup.name, answer.error().message());
+    if (++s.malformed_answers >= max_malformed_answers)
+      self->quit(make_error(errc::malformed_message,
+                            s.setup.name + ": inference keeps answering with malformed frames"));
+    else
+      request_actions(self, b);
+    return;
+  }
+  s.malformed_answers = 0;
+  const bool ships = !episodic(s) && !b.segment->empty() && (b.segment->full() || s.draining);
+  // Asked for before the budget ran out, the answer finds the segment final but no credit set
+  // aside: get one, then ask again.
+  if (ships && !b.holds_credit) return request_actions(self, b);
+  if (ships) {
+    ship_segment(self, b, answer->values.data, s.draining);
+    // Lock-step: these actions are of the old version; wait for the trainer, then ask again.
+    if (s.setup.lock_step && !s.draining) return request_actions(self, b);
+  }
+  if (s.draining || s.finished) return finish_if_done(self);
+  step(self, b, *answer);
+  if (episodic(s)) {
+    end_round_if_done(self, b);
+    if (s.draining) return finish_if_done(self);
+  }
+  request_actions(self, b);
+}
+
+void request_actions(self_ptr self, EnvBuffer& b) {
+  auto& s = self->state;
+  if (s.paused || b.awaiting_answer || s.finished) return;
+  if (s.draining && b.segment->empty()) return;  // nothing left to bootstrap
+  // Lock-step: after every segment, wait for the trainer's acknowledgement.
+  if (s.setup.lock_step && s.in_flight > 0) return s.waiting_for_credit.start("wait_credit");
+  // A segment that will ship with this answer (continuous: the answer bootstraps a full or final
+  // segment; episodic: a round starts) needs a credit, set aside now so that buffers cannot
+  // overdraw.
+  const bool ships = episodic(s) ? b.segment->empty() : b.segment->full() || s.draining;
+  if (ships && !b.holds_credit) {
+    if (s.in_flight + s.reserved >= s.setup.segments_in_flight)
+      return s.waiting_for_credit.start("wait_credit");
+    b.holds_credit = true;
+    ++s.reserved;
+  }
+  ScopedWork work(s.setup.track.get(), "send_observations");
+  msg::ObservationBatch request;
+  request.sampler_id = s.setup.id;
+  request.sequence = s.observation_sequence++;
+  request.observations = observations_of(b.env->output(), b.env->spec());
+  b.awaiting_answer = true;
+  b.waiting_for_actions.start("wait_actions");
+  auto answered = [self, index = b.index](const msg::ActionFrame& f) {
+    on_answer(self, self->state.buffers[index], f);
+  };
+  self->request(s.setup.inference, data_plane, msg::build(request))
+      .then(answered, [self](caf::error& e) {
+        self->quit(make_error(errc::no_answer, self->state.setup.name +
+                                                   ": inference did not answer: " + describe(e)));
+      });
+}
+
+// An order from the control plane (sent urgent, so it overtakes queued answers).
+caf::result<uint64_t> on_control(self_ptr self, const msg::ControlFrame& frame) {
+  auto& s = self->state;
+  auto command = msg::read(frame);
+  if (!command)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  command.error().message());
+  switch (command->kind) {
+    case msg::Command::pause:
+      s.paused = true;
+      break;
+    case msg::Command::resume:
+      s.paused = false;
+      request_all(self);
+      break;
+    case msg::Command::shutdown:
+      self->quit();
+      break;
+    case msg::Command::ping:
+      break;
+    case msg::Command::checkpoint:
+    case msg::Command::evaluate:
+      return make_error(errc::bad_setup, s.setup.name + " does not take '" +
+                                             std::string(msg::command_name(command->kind)) +
+                                             "' orders");
+  }
+  return command->request_id;
+}
+
+// Builds the buffers' envs and segments; checks that episodic collection can work with them.
+void build_buffers(SamplerState& s) {
+  const int count = s.setup.lock_step ? 1 : s.setup.env_buffers;
+  if (count < 1 || s.setup.envs % static_cast<size_t>(count) != 0)
+    throw std::invalid_argument(s.setup.name + ": " + std::to_string(s.setup.envs) +
+                                " envs do not split into " + std::to_string(count) + " buffers");
+  for (int i = 0; i < count; ++i) {
+    EnvBuffer b;
+    b.index = static_cast<uint32_t>(i);
+    b.env = s.setup.make_env(s.setup.envs / static_cast<size_t>(count));
+    if (!b.env) throw std::invalid_argument(s.setup.name + ": the env factory returned nothing");
+    int64_t length = s.setup.segment_length;
+    if (episodic(s)) {
+      // A segment holds whole episodes: at least the env's time limit.
+      const int limit = b.env->spec().max_episode_steps;
+      if (limit <= 0)
+        throw std::invalid_argument(s.setup.name + ": grpo needs episodes that end, but env '" +
+                                    b.env->spec().name + "' has no time limit");
+      if (b.env->size() % static_cast<size_t>(s.setup.group_size) != 0)
+        throw std::invalid_argument(s.setup.name + ": groups of " +
+                                    std::to_string(s.setup.group_size) + " do not divide " +
+                                    std::to_string(b.env->size()) + " envs of a buffer");
+      length = std::max<int64_t>(length, limit);
+    }
+    b.segment = std::make_unique<SegmentBuilder>(
+        b.env->spec(), static_cast<int64_t>(b.env->size()), length,
+        s.setup.sim_lease ? static_cast<std::pmr::memory_resource*>(s.setup.sim_lease.get())
+                          : std::pmr::get_default_resource());
+    s.envs += b.env->size();
+    s.buffers.push_back(std::move(b));
+  }
+}
+
+sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
+  name_failures(self, setup.name);
+  auto& s = self->state;
+  s.setup = std::move(setup);
+  build_buffers(s);
+  return {
+      [self](start_atom) {
+        auto& s = self->state;
+        for (auto& b : s.buffers) {
+          if (episodic(s))
+            start_round(s, b);
+          else
+            b.env->reset(envs::derive_seeds(s.setup.seed, seed_stream(s, b), b.env->size()));
+        }
+        request_all(self);
+      },
+      [self](const msg::ControlFrame& frame) { return on_control(self, frame); },
+  };
+}
+
+}  // namespace
+
+sampler_actor spawn_sampler(caf::actor_system& system, SamplerSetup setup) {
+  return system.spawn<caf::detached>(sampler, std::move(setup));
+}
+
+}  // namespace dvla::actors

@@ -1,0 +1,59 @@
+#pragma once
+// Sampler (lane 1): owns a batch of envs. Sends their observations to inference, steps them with
+// the actions that come back, and ships every segment_length steps to the trainer as a segment,
+// holding back once `segments_in_flight` segments are unacknowledged (backpressure). Its envs are
+// split into `env_buffers` buffers (double buffering): while one buffer's envs step, the
+// observations of another are with inference, so env time and forward passes overlap.
+//
+// Episodic collection (GRPO, group_size > 0): every group of group_size envs starts from one
+// initial state, each env runs one episode, and the segment ships once all of them have ended
+// (steps after an env's episode ended are marked invalid); then the next round starts.
+//
+// Lock-step (mode = sync): one buffer, and the sampler stops after each segment until the trainer
+// acknowledges it.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <dvla/actors/interfaces.hpp>
+#include <dvla/envs/batched_env.hpp>
+#include <dvla/runtime/lanes/lane_track.hpp>
+
+namespace dvla::gpu {
+class PoolLease;
+}
+
+namespace dvla::actors {
+
+struct SamplerSetup {
+  std::string name = "sampler/0";
+  uint32_t id = 0;
+  // Builds an env batch of the given size on the sampler's own thread (renderers need their
+  // context there); called once per env buffer.
+  std::function<std::unique_ptr<envs::BatchedEnv>(size_t envs)> make_env;
+  size_t envs = 8;      // over all buffers
+  int env_buffers = 2;  // double buffering: one buffer steps while another waits for actions
+  uint64_t seed = 1;
+  int segment_length = 64;
+  int segments_in_flight = 2;
+  uint64_t step_budget = 0;  // batched steps before the sampler finishes; 0: no limit
+  int group_size = 0;        // > 0: episodic collection in groups of this many envs
+  // mode = sync: after shipping a segment, wait for its acknowledgement (which the trainer sends
+  // once the new weights are distributed) and then ask for fresh actions.
+  bool lock_step = false;
+  std::shared_ptr<LaneTrack> track;  // where its work and waits are measured; may be null
+  // Its lease on the sim pool: segment buffers come from it. Null: the heap.
+  std::shared_ptr<gpu::PoolLease> sim_lease;
+  inference_actor inference;
+  trainer_actor trainer;
+  caf::actor supervisor;  // receives metrics and (finished_atom, id); may be null
+};
+
+// Spawns a detached sampler; it starts stepping on start_atom and obeys control commands
+// (pause, resume, shutdown).
+sampler_actor spawn_sampler(caf::actor_system& system, SamplerSetup setup);
+
+}  // namespace dvla::actors

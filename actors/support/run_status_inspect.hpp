@@ -1,0 +1,42 @@
+#pragma once
+// How CAF serializes and prints a RunStatus.
+#include <caf/meta/type_name.hpp>
+
+#include <dvla/runtime/run/run_status.hpp>
+
+namespace dvla {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
+  return f(caf::meta::type_name("dvla::EvaluationSummary"), x.version, x.env_steps, x.episodes,
+           x.success_rate, x.mean_return, x.mean_length, x.success_per_family);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
+  return f(caf::meta::type_name("dvla::LearnerSummary"), x.policy_loss, x.value_loss, x.entropy,
+           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples, x.learning_rate,
+           x.importance_weight_max, x.importance_weight_ess);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ControlSummary& x) {
+  return f(caf::meta::type_name("dvla::ControlSummary"), x.rounds, x.last_us, x.mean_us, x.max_us);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PoolSummary& x) {
+  return f(caf::meta::type_name("dvla::PoolSummary"), x.name, x.budget, x.reserved, x.peak_reserved,
+           x.in_use, x.peak_in_use, x.largest_free_block, x.failed_requests);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
+  return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
+           x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
+           x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
+           x.evaluations, x.last_evaluation, x.control, x.memory, x.last_checkpoint, x.finished,
+           x.failure);
+}
+
+}  // namespace dvla

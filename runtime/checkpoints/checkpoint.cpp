@@ -1,0 +1,210 @@
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+
+#include <dvla/runtime/checkpoints/weights_file.hpp>
+
+namespace dvla {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status write_text(const fs::path& path, const std::string& text) {
+  const auto temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    if (!out) return Error("cannot write '" + temporary + "'");
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) return Error("cannot move '" + temporary + "' into place: " + ec.message());
+  return Status::ok();
+}
+
+Expected<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return Error("cannot read '" + path.string() + "'");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+nlohmann::json to_json(const CheckpointState& s) {
+  return {{"version", s.version},
+          {"env_steps", s.env_steps},
+          {"samples_trained", s.samples_trained},
+          {"episodes", s.episodes},
+          {"eval_success", s.eval_success},
+          {"eval_mean_return", s.eval_mean_return},
+          {"rng_state", s.rng_state}};
+}
+
+Expected<CheckpointState> state_from(const fs::path& path) {
+  auto text = read_text(path);
+  if (!text) return text.error();
+  try {
+    const auto j = nlohmann::json::parse(*text);
+    CheckpointState s;
+    s.version = j.at("version").get<uint64_t>();
+    s.env_steps = j.at("env_steps").get<uint64_t>();
+    s.samples_trained = j.at("samples_trained").get<uint64_t>();
+    s.episodes = j.at("episodes").get<uint64_t>();
+    s.eval_success = j.at("eval_success").get<double>();
+    s.eval_mean_return = j.at("eval_mean_return").get<double>();
+    s.rng_state = j.at("rng_state").get<std::string>();
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    return Error("'" + path.string() + "' is not a checkpoint state: " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string to_hex(const void* data, size_t size) {
+  static const char digits[] = "0123456789abcdef";
+  const auto* p = static_cast<const uint8_t*>(data);
+  std::string out;
+  out.reserve(2 * size);
+  for (size_t i = 0; i < size; ++i) {
+    out += digits[p[i] >> 4];
+    out += digits[p[i] & 15];
+  }
+  return out;
+}
+
+Expected<std::vector<uint8_t>> from_hex(const std::string& text) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (text.size() % 2) return Error("hex text of odd length");
+  std::vector<uint8_t> out(text.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = digit(text[2 * i]), lo = digit(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return Error("'" + text.substr(2 * i, 2) + "' is not a hex byte");
+    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return out;
+}
+
+Status save_checkpoint(const std::string& dir, const Config& config,
+                       const msg::WeightsFrame& weights, const CheckpointState& state,
+                       const std::function<Status(const std::string&)>& save_optimizer) {
+  const fs::path target(dir), temporary(dir + ".tmp"), previous(dir + ".old");
+  std::error_code ec;
+  fs::remove_all(temporary, ec);
+  fs::create_directories(temporary, ec);
+  if (ec) return Error("cannot create '" + temporary.string() + "': " + ec.message());
+  if (auto s = write_text(temporary / "config.txt", dump_config(config)); !s) return s;
+  if (auto s = save_weights((temporary / "weights").string(), weights); !s) return s;
+  if (save_optimizer)
+    if (auto s = save_optimizer((temporary / "optimizer.pt").string()); !s) return s;
+  if (auto s = write_text(temporary / "state.json", to_json(state).dump(2) + "\n"); !s) return s;
+  // Swap the complete directory in; a reader sees the old checkpoint or the new one, never half.
+  fs::remove_all(previous, ec);
+  if (fs::exists(target)) fs::rename(target, previous, ec);
+  fs::rename(temporary, target, ec);
+  if (ec) return Error("cannot move checkpoint into place at '" + dir + "': " + ec.message());
+  fs::remove_all(previous, ec);
+  return Status::ok();
+}
+
+Expected<Checkpoint> load_checkpoint(const std::string& dir) {
+  const fs::path root(dir);
+  if (!fs::is_directory(root)) return Error("checkpoint '" + dir + "' is not a directory");
+  Checkpoint c;
+  if (auto s = load_config_file(c.config, (root / "config.txt").string()); !s) return s.error();
+  if (auto s = validate(c.config); !s) return s.error().within("checkpoint '" + dir + "'");
+  auto weights = load_weights((root / "weights").string());
+  if (!weights) return weights.error();
+  c.weights = *weights;
+  auto state = state_from(root / "state.json");
+  if (!state) return state.error();
+  c.state = *state;
+  if (fs::exists(root / "optimizer.pt")) c.optimizer_path = (root / "optimizer.pt").string();
+  return c;
+}
+
+Expected<std::string> resolve_checkpoint(const std::string& path) {
+  if (fs::exists(fs::path(path) / "state.json")) return path;
+  if (auto best = CheckpointStore::best(path)) return best;
+  if (auto latest = CheckpointStore::latest(path)) return latest;
+  return Error("'" + path + "' is neither a checkpoint (no state.json) nor a run directory with " +
+               "checkpoints");
+}
+
+Expected<std::string> CheckpointStore::save(
+    const Config& config, const msg::WeightsFrame& weights, const CheckpointState& state,
+    const std::function<Status(const std::string&)>& save_optimizer) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "v%08llu", static_cast<unsigned long long>(state.version));
+  const fs::path dir = fs::path(root_) / name;
+  if (auto s = save_checkpoint(dir.string(), config, weights, state, save_optimizer); !s)
+    return s.error();
+  if (auto s = write_text(fs::path(root_) / "latest", name); !s) return s.error();
+  if (auto s = update_best(name, state.eval_success, state.eval_mean_return); !s) return s.error();
+  if (auto s = prune(); !s) return s.error();
+  return dir.string();
+}
+
+// The best so far: the highest evaluation success, then the highest mean return (envs without
+// a goal have no success), the earliest on ties.
+Status CheckpointStore::update_best(const std::string& name, double success, double mean_return) {
+  if (success < 0) return Status::ok();  // not evaluated
+  if (auto b = read_text(fs::path(root_) / "best"))
+    if (auto best = state_from(fs::path(root_) / *b / "state.json"))
+      if (std::make_pair(success, mean_return) <=
+          std::make_pair(best->eval_success, best->eval_mean_return))
+        return Status::ok();
+  return write_text(fs::path(root_) / "best", name);
+}
+
+Status CheckpointStore::record_evaluation(const std::string& dir, double success,
+                                          double mean_return) {
+  const fs::path path(dir);
+  if (!fs::exists(path / "state.json")) return Status::ok();  // pruned meanwhile
+  auto state = state_from(path / "state.json");
+  if (!state) return state.error();
+  state->eval_success = success;
+  state->eval_mean_return = mean_return;
+  if (auto s = write_text(path / "state.json", to_json(*state).dump(2) + "\n"); !s) return s;
+  if (auto s = update_best(path.filename().string(), success, mean_return); !s) return s;
+  return prune();
+}
+Status CheckpointStore::prune() {
+  std::vector<std::string> versions;
+  for (const auto& entry : fs::directory_iterator(root_)) {
+    const auto name = entry.path().filename().string();
+    if (entry.is_directory() && name.size() == 9 && name[0] == 'v') versions.push_back(name);
+  }
+  std::sort(versions.begin(), versions.end());
+  auto named_best = read_text(fs::path(root_) / "best");
+  const std::string best = named_best ? *named_best : std::string();
+  const auto keep = static_cast<size_t>(std::max(keep_, 1));
+  std::error_code ec;
+  for (size_t i = 0; i + keep < versions.size(); ++i)
+    if (versions[i] != best) fs::remove_all(fs::path(root_) / versions[i], ec);
+  return Status::ok();
+}
+
+Expected<std::string> CheckpointStore::latest(const std::string& logdir) {
+  auto name = read_text(fs::path(logdir) / "checkpoints" / "latest");
+  if (!name) return Error("'" + logdir + "' has no checkpoints (no checkpoints/latest)");
+  return (fs::path(logdir) / "checkpoints" / *name).string();
+}
+
+Expected<std::string> CheckpointStore::best(const std::string& logdir) {
+  auto name = read_text(fs::path(logdir) / "checkpoints" / "best");
+  if (!name) return Error("'" + logdir + "' has no evaluated checkpoint (no checkpoints/best)");
+  return (fs::path(logdir) / "checkpoints" / *name).string();
+}
+
+}  // namespace dvla

@@ -1,0 +1,101 @@
+#pragma once
+// Config: every setting of a run, as plain data. Each setting has a key ("ppo.learning_rate"); a
+// config file holds `key = value` lines, `--set key=value` sets one, and every command-line flag
+// of the apps is shorthand for one key. Unknown keys and bad values are errors that name them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <dvla/core/expected.hpp>
+#include <dvla/envs/env_config.hpp>
+#include <dvla/runtime/config/grpo_config.hpp>
+#include <dvla/runtime/config/ppo_config.hpp>
+
+namespace dvla {
+
+struct RunConfig {
+  uint64_t seed = 1;
+  uint64_t max_env_steps = 500'000;
+  double max_seconds = 0;      // wall-clock budget of one train() call; 0: none
+  std::string mode = "async";  // async: the Swimlane pipeline; sync: lock-step rounds
+  std::string algo = "ppo";    // ppo | grpo
+  std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
+  std::string trace;           // Chrome trace-event file of the lanes' spans; empty: none
+  int eval_episodes = 20;
+  int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
+  double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
+  double stop_eval_return = 0;   // the same for an evaluation's mean return
+  int checkpoint_every = 50;     // versions between checkpoints (with a logdir); 0: only at the end
+  int checkpoint_keep = 3;       // the last N are kept, and the best by evaluation success
+  double progress_interval_s = 1.0;
+  double control_ping_interval_s = 1.0;  // between control round trips; 0: none
+  double message_timeout_s = 60.0;       // an actor that does not answer within this is reported
+};
+
+struct GraphConfig {
+  int samplers = 2;
+  int envs_per_sampler = 8;
+  int segment_length = 64;     // steps per trajectory segment
+  int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
+  int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
+  int inference_replicas = 1;
+  int torch_threads = 1;            // LibTorch intra-op threads where no lane sets its own
+  int inference_torch_threads = 0;  // per inference replica; 0: torch_threads
+  int training_torch_threads = 0;   // of the trainer; 0: torch_threads
+  int scheduler_threads = 2;        // CAF scheduler threads for the light actors
+};
+
+struct ModelConfig {
+  std::string policy = "auto";  // auto | mlp | vla | torchscript; auto: vla for envs with
+                                // images or an instruction, mlp otherwise
+  std::vector<int64_t> hidden = {64, 64};  // mlp
+  std::string preset = "small";            // vla: tiny | small | base | large
+  std::string torchscript;                 // torchscript: path of the module file
+  std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed
+  std::string device = "cpu";  // where policies compute: cpu | cuda
+};
+
+// The process's memory pools (gpu/memory_pools.hpp): host arenas reserved at these sizes
+// (address space; pages cost memory only once used).
+struct MemoryConfig {
+  int64_t sim_mib = 2048;    // samplers: segment buffers
+  int64_t model_mib = 2048;  // trainer and replicas: flat weight buffers
+};
+
+struct Config {
+  RunConfig run;
+  GraphConfig graph;
+  MemoryConfig memory;
+  envs::EnvConfig env;
+  ModelConfig model;
+  PpoConfig ppo;
+  GrpoConfig grpo;
+};
+
+struct ConfigKeyInfo {
+  std::string key;
+  std::string description;
+  std::string default_value;
+};
+
+// Sets `key` from text; the error names the key and what was wrong with the value.
+Status set_config_value(Config& config, const std::string& key, const std::string& value);
+// The current value of `key` as text (the same text set_config_value accepts).
+Expected<std::string> get_config_value(const Config& config, const std::string& key);
+// Applies a file of `key = value` lines ('#' starts a comment); errors name file and line.
+Status load_config_file(Config& config, const std::string& path);
+// Checks values against each other and their ranges once everything is set.
+Status validate(const Config& config);
+// The env buffers each sampler uses: graph.env_buffers, or fewer where the envs do not split
+// into that many equal buffers of whole GRPO groups; 1 in lock-step (mode sync).
+int env_buffers(const Config& config);
+
+// The LibTorch intra-op threads of each inference replica and of the trainer.
+int inference_torch_threads(const GraphConfig& graph);
+int training_torch_threads(const GraphConfig& graph);
+// Every key with its description and default, in a stable order (for --help and docs).
+std::vector<ConfigKeyInfo> config_keys();
+// `key = value` lines of the whole config (round-trips through load_config_file).
+std::string dump_config(const Config& config);
+
+}  // namespace dvla

@@ -1,0 +1,105 @@
+#include <dvla/runtime/lanes/lane_tracer.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+namespace dvla {
+namespace {
+
+int lane_pid(Lane lane) { return static_cast<int>(lane) + 1; }
+
+nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {
+  nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
+  if (tid >= 0) m["tid"] = tid;
+  return m;
+}
+
+}  // namespace
+
+std::shared_ptr<LaneTrack> LaneTracer::track(const std::string& actor, Lane home) {
+  auto t = std::make_shared<LaneTrack>(actor, home, record_);
+  std::lock_guard lock(mutex_);
+  tracks_.push_back(t);
+  return t;
+}
+
+LaneReport LaneTracer::report(double wall_s) const {
+  std::lock_guard lock(mutex_);
+  LaneReport r;
+  r.wall_s = wall_s;
+  for (const auto& t : tracks_) {
+    ++r.lanes[static_cast<size_t>(t->home())].actors;
+    r.queue_peaks[t->actor()] = t->queue_peak();
+    if (const int threads = t->intra_op_threads(); threads > 0)
+      r.intra_op_threads[t->actor()] = threads;
+    for (const auto& [name, ns] : t->work_by_name())
+      r.work_s[name] += static_cast<double>(ns) * 1e-9;
+    for (auto lane : all_lanes) {
+      auto& use = r.lanes[static_cast<size_t>(lane)];
+      use.busy_s += static_cast<double>(t->busy_ns(lane)) * 1e-9;
+      use.cpu_s += static_cast<double>(t->cpu_ns(lane)) * 1e-9;
+    }
+  }
+  for (auto& use : r.lanes)
+    if (wall_s > 0) use.busy_fraction = use.busy_s / (wall_s * std::max(use.actors, 1));
+  return r;
+}
+
+std::string LaneTracer::chrome_trace() const {
+  std::lock_guard lock(mutex_);
+  auto events = nlohmann::json::array();
+  for (auto lane : all_lanes)
+    events.push_back(
+        metadata("process_name", lane_pid(lane), -1, std::string(lane_name(lane)) + " lane"));
+  for (size_t tid = 0; tid < tracks_.size(); ++tid) {
+    const auto& t = *tracks_[tid];
+    const auto spans = t.spans();
+    std::array<bool, lane_count> named{};
+    for (const auto& s : spans) {
+      const int pid = lane_pid(s.lane);
+      auto& seen = named[static_cast<size_t>(s.lane)];
+      if (!seen) events.push_back(metadata("thread_name", pid, static_cast<int>(tid), t.actor()));
+      seen = true;
+      events.push_back({{"name", s.name},
+                        {"cat", s.wait ? "wait" : "work"},
+                        {"ph", "X"},
+                        {"pid", pid},
+                        {"tid", tid},
+                        {"ts", static_cast<double>(s.start_ns - started_ns_) * 1e-3},
+                        {"dur", static_cast<double>(s.end_ns - s.start_ns) * 1e-3}});
+    }
+    if (t.truncated())
+      events.push_back({{"name", "trace truncated: span limit reached"},
+                        {"ph", "i"},
+                        {"s", "t"},
+                        {"pid", lane_pid(t.home())},
+                        {"tid", tid},
+                        {"ts", static_cast<double>(trace_clock_ns() - started_ns_) * 1e-3}});
+  }
+  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump();
+}
+
+Status LaneTracer::write_chrome_trace(const std::string& path) const {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) return Error("cannot write trace file '" + path + "'");
+  out << chrome_trace() << '\n';
+  if (!out.flush()) return Error("writing trace file '" + path + "' failed");
+  return {};
+}
+
+double ideal_speedup(const LaneReport& r, uint64_t env_steps, int cores) {
+  if (env_steps == 0) return 0;
+  double sum = 0, longest = 0, cpu = 0;
+  for (const auto& use : r.lanes) {
+    const double per_step = use.busy_s / std::max(use.actors, 1) / static_cast<double>(env_steps);
+    sum += per_step;
+    longest = std::max(longest, per_step);
+    cpu += use.cpu_s / static_cast<double>(env_steps);
+  }
+  const double bound = std::max(longest, cpu / std::max(cores, 1));
+  return bound > 0 ? sum / bound : 0;
+}
+
+}  // namespace dvla

@@ -1,0 +1,183 @@
+#include <dvla/runtime/learners/ppo.hpp>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adam.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+
+namespace dvla {
+
+PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
+                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
+                 const at::Tensor& reference_log_probs, const at::Tensor& proximal_log_probs) {
+  // The trust region is around the proximal policy (the behaviour policy when there is none).
+  const auto& anchor = proximal_log_probs.defined() ? proximal_log_probs : behaviour_log_probs;
+  const auto log_ratio = now.log_probs - anchor;
+  const auto ratio = log_ratio.exp();
+  const auto clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip);
+  auto surrogate = at::min(ratio * advantages, clipped * advantages);
+  // Stale samples: importance weight proximal / behaviour, a constant of the update.
+  if (proximal_log_probs.defined()) {
+    auto weight = (proximal_log_probs - behaviour_log_probs).detach().exp();
+    if (config.importance_weight_cap > 0) weight = weight.clamp_max(config.importance_weight_cap);
+    surrogate = weight * surrogate;
+  }
+  PpoLoss l;
+  l.policy = -surrogate.mean();
+  l.value = 0.5 * (now.values - returns).pow(2).mean();
+  l.entropy = now.entropy.mean();
+  l.total = l.policy + config.value_coef * l.value - config.entropy_coef * l.entropy;
+  if (reference_log_probs.defined() && config.kl_coef > 0) {
+    const auto d = reference_log_probs - now.log_probs;
+    l.reference_kl = (d.exp() - d - 1).mean();
+    l.total = l.total + config.kl_coef * l.reference_kl;
+  }
+  {
+    at::NoGradGuard no_grad;
+    l.approx_kl = ((ratio - 1) - log_ratio).mean().item<double>();
+    l.clip_fraction = ((ratio - 1).abs() > config.clip).to(at::kFloat).mean().item<double>();
+  }
+  return l;
+}
+
+PpoLearner::PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed)
+    : policy_(policy),
+      config_(config),
+      optimizer_(std::make_unique<torch::optim::Adam>(
+          policy.parameters(), torch::optim::AdamOptions(config.learning_rate).eps(1e-5))),
+      generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
+      device_(device_of(policy)) {}
+
+PpoLearner::~PpoLearner() = default;
+
+std::string PpoLearner::rng_state() const {
+  const auto state = generator_.get_state().contiguous();
+  return to_hex(state.data_ptr<uint8_t>(), static_cast<size_t>(state.numel()));
+}
+
+Status PpoLearner::set_rng_state(const std::string& hex) {
+  auto bytes = from_hex(hex);
+  if (!bytes) return bytes.error().within("learner RNG state");
+  const auto expected = generator_.get_state().numel();
+  if (static_cast<int64_t>(bytes->size()) != expected)
+    return Error("learner RNG state has " + std::to_string(bytes->size()) + " bytes, expected " +
+                 std::to_string(expected));
+  generator_.set_state(
+      at::from_blob(bytes->data(), {static_cast<int64_t>(bytes->size())}, at::kByte).clone());
+  return Status::ok();
+}
+
+void PpoLearner::set_learning_rate(double rate) {
+  config_.learning_rate = rate;
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+}
+
+PpoStats PpoLearner::update(TrainingBatch batch) {
+  begin(std::move(batch));
+  while (step()) {
+  }
+  return stats();
+}
+
+void PpoLearner::begin(TrainingBatch batch) {
+  batch_ = std::move(batch);
+  sums_ = PpoStats{};
+  sums_.samples = batch_.size();
+  sums_.learning_rate = config_.learning_rate;
+  epoch_ = 0;
+  next_ = 0;
+  updating_ = batch_.size() > 0 && config_.epochs > 0;
+  if (!updating_) return;
+  order_ = at::randperm(batch_.size(), generator_, at::kLong);
+  const auto& lag = batch_.policy_lag.samples;
+  proximal_log_probs_ =
+      lag.size() > 1 && batch_.policy_lag.total() > lag[0] ? proximal_log_probs() : at::Tensor();
+  if (proximal_log_probs_.defined()) measure_importance_weights();
+}
+
+void PpoLearner::measure_importance_weights() {
+  at::NoGradGuard no_grad;
+  const auto w = (proximal_log_probs_ - batch_.log_probs).exp().to(at::kDouble);
+  const auto n = static_cast<double>(w.numel());
+  sums_.importance_weight_max = w.max().item<double>();
+  sums_.importance_weight_ess =
+      std::pow(w.sum().item<double>(), 2) / (n * w.pow(2).sum().item<double>());
+}
+
+at::Tensor PpoLearner::proximal_log_probs() {
+  at::NoGradGuard no_grad;
+  const int64_t n = batch_.size();
+  const int64_t chunk = std::max<int64_t>(config_.minibatch_size, 1);  // bounds the memory
+  std::vector<at::Tensor> parts;
+  for (int64_t start = 0; start < n; start += chunk) {
+    const auto idx = at::arange(start, std::min(n, start + chunk), at::kLong);
+    parts.push_back(policy_
+                        .evaluate(batch_.inputs.index_select(idx).to(device_),
+                                  batch_.actions.index_select(0, idx).to(device_))
+                        .log_probs.to(at::kCPU));
+  }
+  return at::cat(parts);
+}
+
+bool PpoLearner::step() {
+  if (!updating_) return false;
+  const int64_t n = batch_.size();
+  const int64_t mb = std::min<int64_t>(config_.minibatch_size, n);
+  // The batch stays on the host; each minibatch goes to the policy's device (a no-op on the host).
+  const auto& device = device_;
+  const auto idx = order_.narrow(0, next_, mb);
+  auto rows = [&](const at::Tensor& t) { return t.index_select(0, idx).to(device); };
+  auto adv = rows(batch_.advantages);
+  if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+  const auto now =
+      policy_.evaluate(batch_.inputs.index_select(idx).to(device), rows(batch_.actions));
+  const auto reference =
+      batch_.reference_log_probs.defined() ? rows(batch_.reference_log_probs) : at::Tensor();
+  const auto proximal = proximal_log_probs_.defined() ? rows(proximal_log_probs_) : at::Tensor();
+  const auto loss = ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_,
+                             reference, proximal);
+  optimizer_->zero_grad();
+  loss.total.backward();
+  torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
+  optimizer_->step();
+  sums_.policy_loss += loss.policy.item<double>();
+  sums_.value_loss += loss.value.item<double>();
+  sums_.entropy += loss.entropy.item<double>();
+  sums_.approx_kl += loss.approx_kl;
+  sums_.clip_fraction += loss.clip_fraction;
+  if (loss.reference_kl.defined()) sums_.reference_kl += loss.reference_kl.item<double>();
+  ++sums_.gradient_steps;
+  next_ += mb;
+  if (next_ + mb > n) {  // the epoch's last full minibatch is done
+    next_ = 0;
+    if (++epoch_ == config_.epochs) {
+      updating_ = false;
+      batch_ = TrainingBatch{};  // release the observations
+      proximal_log_probs_ = at::Tensor();
+      return false;
+    }
+    order_ = at::randperm(n, generator_, at::kLong);
+  }
+  return true;
+}
+
+PpoStats PpoLearner::stats() const {
+  PpoStats s = sums_;
+  const double k = std::max(s.gradient_steps, 1);
+  s.policy_loss /= k;
+  s.value_loss /= k;
+  s.entropy /= k;
+  s.approx_kl /= k;
+  s.clip_fraction /= k;
+  s.reference_kl /= k;
+  return s;
+}
+
+}  // namespace dvla

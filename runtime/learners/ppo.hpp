@@ -1,0 +1,98 @@
+#pragma once
+// PPO: the clipped surrogate objective, a value loss, an entropy bonus, and epochs of shuffled
+// minibatches with Adam and gradient clipping. Policy lag (async) is corrected with the decoupled
+// objective (Hilton et al. 2021, "Batch size-invariance for policy optimization"): the ratio is
+// clipped around the proximal policy (the learner's at the start of the update), and each sample
+// is weighted by proximal / behaviour probability. Without lag both are the behaviour policy: PPO.
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+
+#include <dvla/core/expected.hpp>
+#include <dvla/runtime/config/ppo_config.hpp>
+#include <dvla/runtime/learners/training_batch.hpp>
+#include <dvla/runtime/policies/policy.hpp>
+
+namespace torch::optim {
+class Adam;
+}
+
+namespace dvla {
+
+struct PpoLoss {
+  at::Tensor total;          // what is minimised
+  at::Tensor policy;         // -min(r A, clip(r) A), averaged
+  at::Tensor value;          // 0.5 (V - R)^2, averaged
+  at::Tensor entropy;        // mean entropy
+  at::Tensor reference_kl;   // KL to the reference policy (k3 estimate); undefined without one
+  double approx_kl = 0;      // mean (r - 1) - log r (r: against the proximal policy)
+  double clip_fraction = 0;  // share of samples whose ratio was clipped
+};
+
+// The loss of one minibatch given the current policy's evaluation of it. With
+// `reference_log_probs` (the starting policy's, of the same actions) and config.kl_coef > 0, it
+// adds kl_coef * KL(now || reference), estimated per sample as exp(d) - d - 1 with
+// d = reference - now (unbiased, never negative). With `proximal_log_probs` the ratio is
+// now / proximal and each sample's surrogate is weighted by proximal / behaviour (decoupled PPO).
+PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
+                 const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
+                 const at::Tensor& reference_log_probs = {},
+                 const at::Tensor& proximal_log_probs = {});
+
+struct PpoStats {
+  double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
+         reference_kl = 0;
+  double learning_rate = 0;  // of the update
+  // The stale samples' importance weights proximal / behaviour (1 for samples of the learner's
+  // own version): the largest, and the effective sample size (sum w)^2 / (n sum w^2) as a share
+  // of the batch (1: the weights cost nothing; small: a few samples carry the update).
+  double importance_weight_max = 1, importance_weight_ess = 1;
+  int64_t samples = 0;
+  int gradient_steps = 0;
+};
+
+// Updates run all at once (update) or one gradient step at a time (begin, then step until it
+// returns false), so that an actor can answer messages between the steps of a long update.
+class PpoLearner {
+ public:
+  PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed);
+  ~PpoLearner();
+  // The rate of the updates that begin from now on (config.learning_rate until set).
+  void set_learning_rate(double rate);
+  PpoStats update(TrainingBatch batch);
+  void begin(TrainingBatch batch);
+  // One minibatch gradient step of the current update; false once the update is complete.
+  bool step();
+  bool updating() const { return updating_; }
+  // The statistics of the last (or current) update.
+  PpoStats stats() const;
+  torch::optim::Adam& optimizer() { return *optimizer_; }
+  // The minibatch shuffler's state as hex text, for checkpoints; and back.
+  std::string rng_state() const;
+  Status set_rng_state(const std::string& hex);
+
+ private:
+  // The learner's log-probabilities of the batch's actions as the update starts (no gradient).
+  at::Tensor proximal_log_probs();
+  // Fills the importance-weight statistics of the update in progress.
+  void measure_importance_weights();
+
+  Policy& policy_;
+  PpoConfig config_;  // config_.learning_rate: the rate of the next update
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  at::Generator generator_;  // minibatch shuffling
+  at::Device device_;        // the policy's: where minibatches are moved
+  // The update in progress: its batch, the epoch's sample order and where in it the next
+  // minibatch starts.
+  TrainingBatch batch_;
+  at::Tensor order_;
+  int epoch_ = 0;
+  int64_t next_ = 0;
+  bool updating_ = false;
+  at::Tensor proximal_log_probs_;  // of the batch, when some samples lag; else undefined
+  PpoStats sums_;
+};
+
+}  // namespace dvla

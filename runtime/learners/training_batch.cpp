@@ -1,0 +1,74 @@
+#include <dvla/runtime/learners/training_batch.hpp>
+
+#include <ATen/ATen.h>
+#include <torch/utils.h>
+
+#include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/trajectories/gae.hpp>
+#include <dvla/runtime/versions/staleness.hpp>
+
+namespace dvla {
+namespace {
+
+// A tensor over memory the caller keeps alive (a segment's frame); never written.
+template <class T>
+at::Tensor view_of(const msg::TensorRef<T>& t, at::ScalarType type) {
+  return at::from_blob(const_cast<T*>(t.data), t.shape, type);
+}
+
+// Critic values of the last observations of truncated steps, scattered to [T * envs].
+std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& policy) {
+  std::vector<float> out(static_cast<size_t>(s.steps() * s.envs()), 0.f);
+  if (s.final_indices.empty()) return out;
+  torch::NoGradGuard no_grad;
+  const auto input = policy_input(s.final_observations, 1).to(device_of(policy));
+  const auto v = policy.value(input).to(at::kCPU).contiguous();
+  const float* pv = v.data_ptr<float>();
+  for (size_t k = 0; k < s.final_indices.size(); ++k) out[s.final_indices[k]] = pv[k];
+  return out;
+}
+
+}  // namespace
+
+TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
+                                  Policy& policy, float gamma, float lambda,
+                                  uint64_t learner_version) {
+  std::vector<PolicyInput> inputs;
+  std::vector<at::Tensor> actions, log_probs, values, advantages;
+  PolicyLagCounts lag;
+  for (const auto& s : segments) {
+    const int64_t T = s.steps(), E = s.envs();
+    const auto final_values = truncated_values(s, policy);
+    GaeInput in;
+    in.steps = T;
+    in.envs = E;
+    in.rewards = s.rewards.data;
+    in.values = s.values.data;
+    in.terminated = s.terminated.data;
+    in.truncated = s.truncated.data;
+    in.truncated_values = final_values.data();
+    in.bootstrap_values = s.bootstrap_values.data;
+    in.gamma = gamma;
+    in.lambda = lambda;
+    auto adv = generalized_advantages(in);
+    advantages.push_back(at::from_blob(adv.data(), {T * E}, at::kFloat).clone());
+    inputs.push_back(policy_input(s.observations, 2));
+    actions.push_back(view_of(s.actions, at::kFloat).view({T * E, s.actions.dim(2)}));
+    log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
+    values.push_back(view_of(s.values, at::kFloat).view({T * E}));
+    for (auto v : s.policy_versions)
+      lag.add(StalenessBound::lag(learner_version, v), static_cast<uint64_t>(E));
+  }
+  TrainingBatch b;
+  if (segments.empty()) return b;
+  b.inputs = concatenate(inputs);
+  b.actions = at::cat(actions);
+  b.log_probs = at::cat(log_probs);
+  b.values = at::cat(values);
+  b.advantages = at::cat(advantages);
+  b.returns = b.advantages + b.values;
+  b.policy_lag = std::move(lag);
+  return b;
+}
+
+}  // namespace dvla

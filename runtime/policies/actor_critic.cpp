@@ -1,0 +1,79 @@
+#include <dvla/runtime/policies/actor_critic.hpp>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/nn/init.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/utils.h>
+
+#include <cmath>
+
+#include <dvla/runtime/policies/action_distribution.hpp>
+
+namespace dvla {
+namespace {
+
+// A tanh MLP whose last layer is scaled by `out_gain` (small for the policy head, so the first
+// policy is close to uniform).
+torch::nn::Sequential tower(int64_t in, const std::vector<int64_t>& hidden, int64_t out,
+                            double out_gain, at::Generator& gen) {
+  torch::nn::Sequential net;
+  auto add_linear = [&](int64_t from, int64_t to, double gain) {
+    torch::nn::Linear layer(from, to);
+    torch::NoGradGuard no_grad;
+    // Orthogonal init drawn from our own generator: the global one is shared by every thread.
+    auto w = at::empty({to, from}).normal_(0, 1, gen);
+    auto q = std::get<0>(at::linalg_qr(to >= from ? w : w.t()));
+    layer->weight.copy_(gain * (to >= from ? q : q.t()));
+    layer->bias.zero_();
+    net->push_back(layer);
+  };
+  int64_t width = in;
+  for (auto h : hidden) {
+    add_linear(width, h, std::sqrt(2.0));
+    net->push_back(torch::nn::Tanh());
+    width = h;
+  }
+  add_linear(width, out, out_gain);
+  return net;
+}
+
+}  // namespace
+
+ActorCritic::ActorCritic(const envs::EnvSpec& spec, const std::vector<int64_t>& hidden,
+                         uint64_t seed)
+    : space_(spec.action) {
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const int64_t in = spec.observation_size();
+  const int64_t out = space_.is_discrete() ? space_.choices : space_.dim;
+  actor_ = register_module("actor", tower(in, hidden, out, 0.01, gen));
+  critic_ = register_module("critic", tower(in, hidden, 1, 1.0, gen));
+  if (!space_.is_discrete()) log_std_ = register_parameter("log_std", torch::zeros({space_.dim}));
+}
+
+ActionDistribution ActorCritic::distribution(const torch::Tensor& state) {
+  return ActionDistribution(space_, actor_->forward(state.flatten(1)), log_std_);
+}
+
+PolicyActions ActorCritic::act(const PolicyInput& input, bool deterministic,
+                               at::Generator& generator) {
+  torch::NoGradGuard no_grad;
+  const auto d = distribution(input.state);
+  auto actions = deterministic ? d.mode() : d.sample(generator);
+  return {actions, d.log_prob(actions), value(input)};
+}
+
+PolicyEvaluation ActorCritic::evaluate(const PolicyInput& input, const torch::Tensor& actions) {
+  const auto d = distribution(input.state);
+  return {d.log_prob(actions), d.entropy(), value(input)};
+}
+
+torch::Tensor ActorCritic::value(const PolicyInput& input) {
+  return critic_->forward(input.state.flatten(1)).squeeze(-1);
+}
+
+std::shared_ptr<Policy> make_actor_critic(const envs::EnvSpec& spec,
+                                          const std::vector<int64_t>& hidden, uint64_t seed) {
+  return std::make_shared<ActorCritic>(spec, hidden, seed);
+}
+
+}  // namespace dvla

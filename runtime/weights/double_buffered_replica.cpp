@@ -1,0 +1,68 @@
+#include <dvla/runtime/weights/double_buffered_replica.hpp>
+
+#include <stdexcept>
+
+#include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
+
+namespace dvla {
+
+// A policy and the flat buffer its parameters are views of.
+struct DoubleBufferedReplica::Buffer {
+  std::shared_ptr<Policy> policy;
+  std::unique_ptr<FlatParameters> parameters;
+  uint64_t version = 0;
+};
+
+std::unique_ptr<DoubleBufferedReplica::Buffer> DoubleBufferedReplica::make_buffer(
+    const std::string& name, const PolicyFactory& make_policy, const msg::WeightsFrame& initial,
+    const std::shared_ptr<gpu::PoolLease>& lease) {
+  auto b = std::make_unique<Buffer>();
+  b->policy = make_policy();
+  if (!b->policy) throw std::invalid_argument(name + ": the policy factory returned nothing");
+  try {
+    b->parameters = std::make_unique<FlatParameters>(*b->policy, lease);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("weight buffer: ") + e.what());  // names the holder
+  }
+  if (initial.size() == 0) return b;
+  auto update = msg::read(initial);
+  if (!update) throw std::invalid_argument(name + ": initial weights: " + update.error().message());
+  if (auto loaded = b->parameters->load(*update); !loaded)
+    throw std::invalid_argument(name + ": initial weights: " + loaded.error().message());
+  b->version = update->version;
+  return b;
+}
+
+DoubleBufferedReplica::DoubleBufferedReplica(const std::string& name,
+                                             const PolicyFactory& make_policy,
+                                             const msg::WeightsFrame& initial,
+                                             const std::shared_ptr<gpu::PoolLease>& lease)
+    : first_(make_buffer(name, make_policy, initial, lease)),
+      second_(make_buffer(name, make_policy, initial, lease)),
+      active_(first_.get()),
+      staging_(second_.get()) {}
+
+DoubleBufferedReplica::~DoubleBufferedReplica() = default;
+
+Expected<uint64_t> DoubleBufferedReplica::stage(const msg::WeightUpdate& update) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto loaded = staging_->parameters->load(update); !loaded) return loaded.error();
+  staging_->version = update.version;
+  staged_ = true;
+  return update.version;
+}
+
+Policy& DoubleBufferedReplica::active() { return *active_->policy; }
+
+uint64_t DoubleBufferedReplica::active_version() const { return active_->version; }
+
+bool DoubleBufferedReplica::swap_in_staged() {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || !staged_) return false;
+  std::swap(active_, staging_);
+  staged_ = false;
+  return true;
+}
+
+}  // namespace dvla

@@ -1,0 +1,91 @@
+#include <dvla/runtime/weights/flat_parameters.hpp>
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/utils.h>
+
+#include <stdexcept>
+
+#include <dvla/gpu/pool_lease.hpp>
+
+namespace dvla {
+
+namespace {
+
+// `count` floats from `lease`, as a tensor whose storage returns them when it is freed.
+at::Tensor leased_floats(int64_t count, const std::shared_ptr<gpu::PoolLease>& lease) {
+  const auto bytes = static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(float);
+  auto block = lease->allocate_block(bytes);
+  if (!block) throw std::runtime_error(block.error().message());
+  // The deleter holds the lease: the storage may outlive this object (parameter views).
+  return at::from_blob(
+      *block, {count}, [lease](void* p) { lease->release_block(p); }, at::kFloat);
+}
+
+}  // namespace
+
+FlatParameters::FlatParameters(torch::nn::Module& module,
+                               const std::shared_ptr<gpu::PoolLease>& lease) {
+  auto named = module.named_parameters(/*recurse=*/true);
+  int64_t total = 0;
+  for (const auto& p : named) {
+    msg::ParameterEntry e;
+    e.name = p.key();
+    e.shape = p.value().sizes().vec();
+    e.offset = static_cast<uint64_t>(total);
+    total += p.value().numel();
+    manifest_.push_back(std::move(e));
+  }
+  // On a GPU the buffer is LibTorch's there (the host pools cannot serve it).
+  const auto device = named.is_empty() ? at::Device(at::kCPU) : named[0].value().device();
+  if (!device.is_cpu())
+    flat_ = at::empty({total}, at::TensorOptions().dtype(at::kFloat).device(device));
+  else
+    flat_ = lease ? leased_floats(total, lease) : at::empty({total}, at::kFloat);
+  torch::NoGradGuard no_grad;
+  size_t i = 0;
+  for (auto& p : named) {
+    auto& param = p.value();
+    const auto& e = manifest_[i++];
+    auto slice = flat_.narrow(0, static_cast<int64_t>(e.offset), param.numel());
+    slice.copy_(param.reshape(-1));
+    param.set_data(slice.view(param.sizes()));
+  }
+}
+
+msg::WeightsFrame FlatParameters::to_frame(uint64_t version) const {
+  msg::WeightUpdate u;
+  u.version = version;
+  u.manifest = manifest_;
+  const auto host = flat_.to(at::kCPU);  // the same tensor when it is on the host
+  u.flat = {host.data_ptr<float>(), {host.numel()}};
+  return msg::build(u);
+}
+
+Status FlatParameters::load(const msg::WeightUpdate& update) {
+  if (update.manifest != manifest_) {
+    for (size_t i = 0; i < std::min(update.manifest.size(), manifest_.size()); ++i)
+      if (!(update.manifest[i] == manifest_[i]))
+        return Error("weight update does not fit this policy: parameter " + std::to_string(i) +
+                     " is '" + update.manifest[i].name + "' " +
+                     msg::shape_string(update.manifest[i].shape) + ", expected '" +
+                     manifest_[i].name + "' " + msg::shape_string(manifest_[i].shape));
+    return Error("weight update does not fit this policy: it has " +
+                 std::to_string(update.manifest.size()) + " parameters, expected " +
+                 std::to_string(manifest_.size()));
+  }
+  torch::NoGradGuard no_grad;
+  flat_.copy_(
+      at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
+  return Status::ok();
+}
+
+Status FlatParameters::load(const FlatParameters& other) {
+  if (other.manifest_ != manifest_)
+    return Error("replicas of different policies cannot share weights");
+  torch::NoGradGuard no_grad;
+  flat_.copy_(other.flat_);
+  return Status::ok();
+}
+
+}  // namespace dvla
