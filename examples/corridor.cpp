@@ -2,8 +2,7 @@
 //
 // Corridor: the agent starts in the middle of a corridor of `length` cells and must walk to the
 // goal at the right end; stepping left or right costs a little, reaching the goal pays 1.
-// Build: `cmake --build build --target dvla-example-custom-env`; run:
-// build/apps/dvla-example-custom-env
+// Built out of tree against the installed package (examples/CMakeLists.txt); run: ./corridor
 #include <fmt/core.h>
 
 #include <random>
