@@ -16,6 +16,7 @@
 #include <dvla/gpu/host_pool.hpp>
 #include <dvla/gpu/pool_lease.hpp>
 #include <dvla/messages/all.hpp>
+#include <dvla/runtime/learners/builtin_algorithms.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
@@ -222,6 +223,7 @@ TEST_CASE("the trainer refuses a malformed segment and keeps serving") {
   TrainerSetup setup;
   setup.spec = cartpole_spec();
   setup.make_policy = tiny_policy();
+  setup.algorithm = make_ppo_algorithm(setup.config);
   auto trainer = spawn_trainer(*s.system, setup);
   caf::scoped_actor self{*s.system};
 

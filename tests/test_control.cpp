@@ -15,13 +15,13 @@
 #include <dvla/actors/atoms.hpp>
 #include <dvla/actors/control/control_endpoint.hpp>
 #include <dvla/actors/control/supervisor.hpp>
+#include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
 #include <dvla/actors/support/type_registry.hpp>
 #include <dvla/messages/control_command.hpp>
-#include <dvla/runtime/graph/graph_parts.hpp>
 
 using namespace dvla;
 using namespace dvla::actors;
@@ -56,7 +56,7 @@ Answer order(caf::scoped_actor& self, const control_endpoint_actor& to,
 }
 
 // Sends a command to the supervisor (answers: request id).
-Answer order(caf::scoped_actor& self, const caf::actor& to, const msg::ControlFrame& frame) {
+Answer order(caf::scoped_actor& self, const supervisor_actor& to, const msg::ControlFrame& frame) {
   Answer out;
   self->request(to, wait, frame)
       .receive([&](uint64_t id) { out.first = id; },
@@ -64,7 +64,7 @@ Answer order(caf::scoped_actor& self, const caf::actor& to, const msg::ControlFr
   return out;
 }
 
-RunStatus status(caf::scoped_actor& self, const caf::actor& supervisor) {
+RunStatus status(caf::scoped_actor& self, const supervisor_actor& supervisor) {
   RunStatus out;
   self->request(supervisor, wait, status_atom::value)
       .receive([&](const RunStatus& s) { out = s; },
@@ -117,7 +117,7 @@ TEST_CASE("control rounds reach every actor: pause stops the samplers, resume re
   Config c;
   c.run.max_env_steps = 1'000'000'000;  // runs until shut down
   c.run.control_ping_interval_s = 0.05;
-  auto supervisor = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  auto supervisor = spawn_supervisor(*s.system, c, default_graph(c));
   caf::scoped_actor self{*s.system};
   auto steps_after = [&](std::chrono::milliseconds ms) {
     std::this_thread::sleep_for(ms);
@@ -157,7 +157,7 @@ TEST_CASE("an evaluate command evaluates the latest weights; without episodes it
   c.run.max_env_steps = 1'000'000'000;  // runs until shut down
   c.run.eval_every = 0;                 // no periodic evaluations: only those commanded
   c.run.eval_episodes = 3;
-  auto supervisor = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  auto supervisor = spawn_supervisor(*s.system, c, default_graph(c));
   caf::scoped_actor self{*s.system};
   while (status(self, supervisor).version < 2) std::this_thread::sleep_for(wait / 3000);
   const auto before = status(self, supervisor);
@@ -184,7 +184,7 @@ TEST_CASE("an evaluate command evaluates the latest weights; without episodes it
   self->wait_for(supervisor);
 
   c.run.eval_episodes = 0;
-  auto without = spawn_supervisor(*s.system, c, default_graph_parts(c));
+  auto without = spawn_supervisor(*s.system, c, default_graph(c));
   auto [refused, e2] = order(self, without, command(msg::Command::evaluate, 25));
   CHECK_FALSE(refused);
   CHECK(e2.find("eval.episodes is 0") != std::string::npos);

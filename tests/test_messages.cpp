@@ -175,13 +175,59 @@ TEST_CASE("version announcement, control command and metrics round-trip") {
   auto unknown = read(build(ControlCommand{static_cast<Command>(6), 101, {}}));
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message().find("'kind' is not a known command") != std::string::npos);
+}
 
-  Metrics m{"sampler/1", 123456789, {{"env_steps", 512}, {"episode_return", 21.5}}};
-  auto mo = read(build(m));
-  REQUIRE(mo);
-  CHECK(mo->source == "sampler/1");
-  CHECK(mo->timestamp_ns == 123456789);
-  CHECK(mo->samples == m.samples);
+TEST_CASE("metrics travel as typed reports of each kind and non-finite numbers are refused") {
+  SamplingReport sampling{2, 512, {21.5, -3.0}, {true, false}, 1};
+  auto back = read(build(Metrics{"sampler/1", 123456789, sampling}));
+  REQUIRE(back);
+  CHECK(back->source == "sampler/1");
+  CHECK(back->timestamp_ns == 123456789);
+  const auto& s = std::get<SamplingReport>(back->report);
+  CHECK(s.group == 2);
+  CHECK(s.env_steps == 512);
+  CHECK(s.episode_returns == sampling.episode_returns);
+  CHECK(s.episode_successes == sampling.episode_successes);
+  CHECK(s.segments_dropped == 1);
+
+  LearningReport learning;
+  learning.version = 7;
+  learning.stats.samples = 2048;
+  learning.stats.policy_loss = -0.25;
+  learning.stats.clip_fraction = 0.125;
+  learning.stats.importance_weight_ess = 0.75;
+  learning.policy_lag = {10, 0, 3};
+  back = read(build(Metrics{"trainer", 1, learning}));
+  REQUIRE(back);
+  const auto& l = std::get<LearningReport>(back->report);
+  CHECK(l.version == 7);
+  CHECK(l.stats.samples == 2048);
+  CHECK(l.stats.policy_loss == -0.25);
+  CHECK(l.stats.clip_fraction == 0.125);
+  CHECK(l.stats.importance_weight_ess == 0.75);
+  CHECK(l.policy_lag == learning.policy_lag);
+
+  EvaluationReport evaluation{9, 20, 0.5, 12.5, 40, {{"lift", 0.75}, {"stack", 0.25}}};
+  back = read(build(Metrics{"evaluator", 2, evaluation}));
+  REQUIRE(back);
+  const auto& e = std::get<EvaluationReport>(back->report);
+  CHECK(e.version == 9);
+  CHECK(e.episodes == 20);
+  CHECK(e.success_rate == 0.5);
+  CHECK(e.success_per_family == evaluation.success_per_family);
+
+  back = read(build(Metrics{"inference/0", 3, RejectionReport{"bad shape"}}));
+  REQUIRE(back);
+  CHECK(std::get<RejectionReport>(back->report).reason == "bad shape");
+
+  sampling.episode_returns[1] = std::nan("");
+  auto refused = read(build(Metrics{"sampler/1", 4, sampling}));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message() == "metrics: field 'episodeReturns' is not finite");
+  evaluation.success_rate = 1.5;
+  refused = read(build(Metrics{"evaluator", 5, evaluation}));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message() == "metrics: field 'successRate' is not in [0, 1]");
 }
 
 TEST_CASE("truncated frames are rejected with an error naming the message") {

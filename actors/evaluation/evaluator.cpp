@@ -42,7 +42,8 @@ caf::result<msg::MetricsFrame> evaluate(self_ptr self, const msg::WeightsFrame& 
   if (auto loaded = s.parameters->load(*update); !loaded)
     return make_error(errc::incompatible_message, s.setup.name + ": " + loaded.error().message());
   const auto result = evaluate_policy(*s.policy, *s.env, s.setup.seed);
-  return msg::build(evaluation_metrics(summarize(result, update->version), s.setup.name));
+  return msg::build(
+      msg::Metrics{s.setup.name, steady_now_ns(), evaluation_report(result, update->version)});
 }
 
 evaluator_actor::behavior_type evaluator(self_ptr self, EvaluatorSetup setup) {

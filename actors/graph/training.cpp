@@ -27,7 +27,8 @@ namespace {
 // How often the status is polled: finishing is noticed within this.
 constexpr auto poll_interval = std::chrono::milliseconds(50);
 
-Expected<RunStatus> poll(caf::scoped_actor& self, const caf::actor& supervisor, double timeout_s) {
+Expected<RunStatus> poll(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
+                         double timeout_s) {
   Expected<RunStatus> result = Error("no answer");
   self->request(supervisor, actors::timeout_of(timeout_s), actors::status_atom::value)
       .receive([&](const RunStatus& s) { result = s; },
@@ -37,7 +38,8 @@ Expected<RunStatus> poll(caf::scoped_actor& self, const caf::actor& supervisor, 
   return result;
 }
 
-Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self, const caf::actor& supervisor,
+Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self,
+                                          const actors::supervisor_actor& supervisor,
                                           double timeout_s) {
   Expected<msg::WeightsFrame> result = Error("no answer");
   self->request(supervisor, actors::timeout_of(timeout_s), actors::weights_atom::value)
@@ -49,9 +51,8 @@ Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self, const caf::ac
 }
 
 // The final checkpoint and the weights it holds (saved once a running update is complete).
-Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(caf::scoped_actor& self,
-                                                                     const caf::actor& supervisor,
-                                                                     double timeout_s) {
+Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(
+    caf::scoped_actor& self, const actors::supervisor_actor& supervisor, double timeout_s) {
   Expected<std::pair<std::string, msg::WeightsFrame>> result = Error("no answer");
   self->request(supervisor, actors::timeout_of(timeout_s), actors::checkpoint_atom::value)
       .receive([&](const std::string& dir,
@@ -81,15 +82,16 @@ std::string early_end(const RunStatus& status, const Config& config, const RunRe
 // Passes the evaluations `requests` asked for since `sent` to the supervisor as control commands.
 // Their answers are not awaited (an evaluation takes a while); a refusal is reported by the
 // supervisor itself.
-void send_evaluation_requests(const caf::actor& supervisor, const RunRequests* requests,
-                              uint64_t& sent) {
+void send_evaluation_requests(const actors::supervisor_actor& supervisor,
+                              const RunRequests* requests, uint64_t& sent) {
   if (!requests) return;
   for (const uint64_t asked = requests->evaluations_requested(); sent < asked;)
     caf::anon_send(supervisor, msg::build(msg::ControlCommand{msg::Command::evaluate, ++sent, {}}));
 }
 
 // Polls the supervisor until the run ends and collects its result; the graph still runs after.
-Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor& supervisor,
+Expected<TrainingResult> await_result(caf::scoped_actor& self,
+                                      const actors::supervisor_actor& supervisor,
                                       const Config& config, const ProgressCallback& on_progress,
                                       const RunRequests* requests) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
@@ -133,13 +135,13 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self, const caf::actor&
 
 // Runs the graph until it ends, then has the supervisor stop every actor.
 Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& config,
-                                   const GraphParts& parts, const ProgressCallback& on_progress,
+                                   const Graph& graph, const ProgressCallback& on_progress,
                                    std::shared_ptr<const Checkpoint> resume,
                                    std::shared_ptr<LaneTracer> tracer,
                                    std::shared_ptr<gpu::MemoryPools> pools,
                                    const RunRequests* requests) {
   caf::scoped_actor self{system};  // counts as a running actor while it lives
-  auto supervisor = actors::spawn_supervisor(system, config, parts, std::move(resume),
+  auto supervisor = actors::spawn_supervisor(system, config, graph, std::move(resume),
                                              std::move(tracer), std::move(pools));
   auto result = await_result(self, supervisor, config, on_progress, requests);
   self->send(supervisor, actors::shutdown_atom::value);
@@ -152,7 +154,15 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress,
                                std::shared_ptr<const Checkpoint> resume,
                                const RunRequests* requests) {
+  return train(config, graph_of(config, parts), on_progress, std::move(resume), requests);
+}
+
+Expected<TrainingResult> train(const Config& config, const Graph& graph,
+                               const ProgressCallback& on_progress,
+                               std::shared_ptr<const Checkpoint> resume,
+                               const RunRequests* requests) {
   if (auto valid = validate(config); !valid) return valid.error();
+  if (auto ok = check(graph, config); !ok) return ok.error();
   const auto tracer = std::make_shared<LaneTracer>(!config.run.trace.empty());
   // A trace file that cannot be written is found before the run, not after it.
   if (!config.run.trace.empty())
@@ -174,7 +184,7 @@ Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
   caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
   caf::actor_system system{caf_config};
   auto result =
-      run_graph(system, config, parts, on_progress, std::move(resume), tracer, *pools, requests);
+      run_graph(system, config, graph, on_progress, std::move(resume), tracer, *pools, requests);
   system.await_all_actors_done();  // every track is complete
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())

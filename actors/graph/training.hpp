@@ -1,11 +1,13 @@
 #pragma once
-// The public entry point of a training run: build the actor graph from a Config and GraphParts,
-// run it until the env-step budget is spent, and return the final weights. No CAF or LibTorch in
-// this header: an app that only composes graphs needs neither.
+// The public entry point of a training run: build the actor graph from a Config and a Graph (or
+// GraphParts, for the default graph's shape), run it until the env-step budget is spent, and
+// return the final weights. No CAF or LibTorch in this header: an app that only composes graphs
+// needs neither.
 #include <functional>
 #include <memory>
 #include <string>
 
+#include <dvla/actors/graph/graph.hpp>
 #include <dvla/core/expected.hpp>
 #include <dvla/messages/frame.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
@@ -34,7 +36,14 @@ using ProgressCallback = std::function<void(const RunStatus&)>;
 // status like a periodic one); with a logdir, checkpoints go to <logdir>/checkpoints (the last one
 // at the end); with a trace file, every lane's spans go there once the graph has stopped. `resume`
 // continues a run from one of its checkpoints: version, counters, optimizer and RNG go on from
-// there. The error names the actor that failed and why.
+// there.
+// The error names the piece of the graph or the actor that failed and why.
+Expected<TrainingResult> train(const Config& config, const Graph& graph,
+                               const ProgressCallback& on_progress = {},
+                               std::shared_ptr<const Checkpoint> resume = nullptr,
+                               const RunRequests* requests = nullptr);
+
+// train(config, graph_of(config, parts), ...): the default graph with the user's env and policy.
 Expected<TrainingResult> train(const Config& config, const GraphParts& parts,
                                const ProgressCallback& on_progress = {},
                                std::shared_ptr<const Checkpoint> resume = nullptr,

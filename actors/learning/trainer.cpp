@@ -13,7 +13,7 @@
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 #include <dvla/runtime/lanes/lock_step.hpp>
-#include <dvla/runtime/learners/grpo.hpp>
+#include <dvla/runtime/learners/learner_algorithm.hpp>
 #include <dvla/runtime/learners/optimizer_state.hpp>
 #include <dvla/runtime/learners/ppo.hpp>
 #include <dvla/runtime/learners/training_batch.hpp>
@@ -58,18 +58,6 @@ struct TrainerState {
   uint64_t samples_trained = 0;
   msg::WeightsFrame published;  // the frame of `version`
 };
-
-bool grpo(const Config& c) { return c.run.algo == "grpo"; }
-
-// GRPO has no critic and its advantages are already normalised within groups.
-PpoConfig learner_config(const Config& c) {
-  PpoConfig p = c.ppo;
-  if (grpo(c)) {
-    p.value_coef = 0;
-    p.normalize_advantages = false;
-  }
-  return p;
-}
 
 std::string segment_mismatch(const msg::TrajectorySegment& s, const envs::EnvSpec& spec) {
   if (auto m = observation_mismatch(s.observations, 2, spec); !m.empty()) return "segment " + m;
@@ -121,24 +109,20 @@ void publish(trainer_actor::stateful_pointer<TrainerState> self, double policy_l
 // metrics for the supervisor (and so progress logs).
 void report(const TrainerState& s, const PpoStats& stats, const PolicyLagCounts& lag) {
   if (!s.setup.supervisor) return;
-  msg::Metrics m;
-  m.source = s.setup.name;
-  m.timestamp_ns = steady_now_ns();
-  m.samples = {{"learner_policy_loss", stats.policy_loss},
-               {"learner_value_loss", stats.value_loss},
-               {"learner_entropy", stats.entropy},
-               {"learner_approx_kl", stats.approx_kl},
-               {"learner_clip_fraction", stats.clip_fraction},
-               {"learner_reference_kl", stats.reference_kl},
-               {"learner_samples", static_cast<double>(stats.samples)},
-               {"learner_learning_rate", stats.learning_rate},
-               {"learner_importance_weight_max", stats.importance_weight_max},
-               {"learner_importance_weight_ess", stats.importance_weight_ess}};
-  for (size_t versions = 0; versions < lag.samples.size(); ++versions)
-    if (lag.samples[versions] > 0)
-      m.samples.emplace_back("policy_lag_" + std::to_string(versions),
-                             static_cast<double>(lag.samples[versions]));
-  caf::anon_send(s.setup.supervisor, msg::build(m));
+  msg::LearningReport r;
+  r.version = s.version;
+  r.stats.samples = static_cast<uint64_t>(stats.samples);
+  r.stats.policy_loss = stats.policy_loss;
+  r.stats.value_loss = stats.value_loss;
+  r.stats.entropy = stats.entropy;
+  r.stats.approx_kl = stats.approx_kl;
+  r.stats.clip_fraction = stats.clip_fraction;
+  r.stats.reference_kl = stats.reference_kl;
+  r.stats.learning_rate = stats.learning_rate;
+  r.stats.importance_weight_max = stats.importance_weight_max;
+  r.stats.importance_weight_ess = stats.importance_weight_ess;
+  r.policy_lag = lag.samples;
+  caf::anon_send(s.setup.supervisor, msg::build(msg::Metrics{s.setup.name, steady_now_ns(), r}));
 }
 
 Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint64_t episodes) {
@@ -182,9 +166,7 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
   const auto& c = s.setup.config;
-  auto batch = grpo(c) ? make_grpo_batch(segments, c.grpo.reward, s.version)
-                       : make_training_batch(segments, *s.policy, static_cast<float>(c.ppo.gamma),
-                                             static_cast<float>(c.ppo.gae_lambda), s.version);
+  auto batch = s.setup.algorithm->make_batch(segments, *s.policy, s.version);
   // The KL term's reference: the starting policy's log-probabilities of the batch's actions.
   if (s.reference && batch.size() > 0) {
     torch::NoGradGuard no_grad;
@@ -228,10 +210,7 @@ void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
 
 // Buffers a valid segment unless it carries no signal (GRPO) or is too stale.
 void admit(TrainerState& s, const msg::SegmentFrame& frame, msg::TrajectorySegment segment) {
-  // GRPO trains on the valid steps of groups whose episodes scored differently.
-  const int64_t samples = grpo(s.setup.config)
-                              ? informative_samples(segment, s.setup.config.grpo.reward)
-                              : segment.steps() * segment.envs();
+  const int64_t samples = s.setup.algorithm->samples(segment);
   if (samples == 0) return;
   if (!s.staleness->admit(s.version, segment.oldest_version(), static_cast<uint64_t>(samples)))
     return;
@@ -259,7 +238,7 @@ caf::result<uint64_t> on_segment(trainer_actor::stateful_pointer<TrainerState> s
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                   segment.error().message());
   auto mismatch = segment_mismatch(*segment, s.setup.spec);
-  if (mismatch.empty() && grpo(s.setup.config)) mismatch = grpo_mismatch(*segment);
+  if (mismatch.empty()) mismatch = s.setup.algorithm->mismatch(*segment);
   if (!mismatch.empty())
     return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
   const auto sampler = segment->sampler_id;
@@ -309,7 +288,9 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   if (!s.policy)
     throw std::invalid_argument(s.setup.name + ": the policy factory returned nothing");
   s.parameters = std::make_unique<FlatParameters>(*s.policy, s.setup.model_lease);
-  s.learner = std::make_unique<PpoLearner>(*s.policy, learner_config(s.setup.config), s.setup.seed);
+  if (!s.setup.algorithm) throw std::invalid_argument(s.setup.name + ": no learner algorithm");
+  s.learner = std::make_unique<PpoLearner>(
+      *s.policy, s.setup.algorithm->objective(s.setup.config.ppo), s.setup.seed);
   const auto& ppo = s.setup.config.ppo;
   s.learning_rates =
       LearningRateSchedule::parse(ppo.learning_rate, ppo.learning_rate_schedule).value();
@@ -341,6 +322,12 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
         if (!s.checkpoints) return;
         if (auto recorded = s.checkpoints->record_evaluation(dir, success, mean_return); !recorded)
           self->quit(make_error(errc::bad_setup, s.setup.name + ": " + recorded.error().message()));
+      },
+      [self](finished_atom, uint32_t sampler) {
+        auto& s = self->state;
+        if (!s.lock_step) return;
+        s.lock_step->leave(sampler);
+        end_round_if_complete(self);
       },
       [self](start_atom) { publish(self, 0.0); },
       [self](train_atom) { train(self); },

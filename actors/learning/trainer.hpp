@@ -16,6 +16,7 @@
 
 namespace dvla {
 class Policy;
+class LearnerAlgorithm;
 namespace gpu {
 class PoolLease;
 }
@@ -27,6 +28,8 @@ struct TrainerSetup {
   std::string name = "trainer";
   envs::EnvSpec spec;
   std::function<std::shared_ptr<Policy>()> make_policy;
+  // Turns admitted segments into each update's batch (runtime/learners/learner_algorithm.hpp).
+  std::shared_ptr<LearnerAlgorithm> algorithm;
   Config config;  // ppo.* drive the learner; the whole of it goes into checkpoints
   uint64_t seed = 1;
   // Where checkpoints go (a run's logdir); empty: the trainer refuses to save them.

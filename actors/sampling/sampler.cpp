@@ -50,8 +50,7 @@ struct SamplerState {
   bool finished = false;
   int malformed_answers = 0;
   WaitSpan waiting_for_credit;
-  uint64_t unreported_steps = 0;
-  std::vector<double> unreported_returns, unreported_successes;
+  msg::SamplingReport unreported;  // env steps and episodes since the last report
 };
 
 using self_ptr = sampler_actor::stateful_pointer<SamplerState>;
@@ -64,19 +63,14 @@ void request_all(self_ptr self) {
 
 void report(self_ptr self) {
   auto& s = self->state;
-  if (!s.setup.supervisor || (s.unreported_steps == 0 && s.unreported_returns.empty())) return;
-  msg::Metrics m;
-  m.source = s.setup.name;
-  m.timestamp_ns = steady_now_ns();
-  m.samples.emplace_back("env_steps", static_cast<double>(s.unreported_steps));
-  for (size_t i = 0; i < s.unreported_returns.size(); ++i) {
-    m.samples.emplace_back("episode_return", s.unreported_returns[i]);
-    m.samples.emplace_back("episode_success", s.unreported_successes[i]);
-  }
-  caf::anon_send(s.setup.supervisor, msg::build(m));
-  s.unreported_steps = 0;
-  s.unreported_returns.clear();
-  s.unreported_successes.clear();
+  const auto& r = s.unreported;
+  if (!s.setup.supervisor ||
+      (r.env_steps == 0 && r.episode_returns.empty() && r.segments_dropped == 0))
+    return;
+  s.unreported.group = s.setup.group;
+  caf::anon_send(s.setup.supervisor,
+                 msg::build(msg::Metrics{s.setup.name, steady_now_ns(), s.unreported}));
+  s.unreported = {};
 }
 
 void finish_if_done(self_ptr self) {
@@ -89,6 +83,46 @@ void finish_if_done(self_ptr self) {
   if (s.setup.supervisor) caf::anon_send(s.setup.supervisor, finished_atom::value, s.setup.id);
 }
 
+// A segment's credit is back: the trainer acknowledged it, or a stage dropped it.
+void credit_returned(self_ptr self) {
+  auto& s = self->state;
+  s.waiting_for_credit.stop(s.setup.track.get());
+  --s.in_flight;
+  request_all(self);
+  finish_if_done(self);
+}
+
+void to_trainer(self_ptr self, msg::SegmentFrame frame) {
+  self->request(self->state.setup.trainer, data_plane, std::move(frame))
+      .then([self](uint64_t) { credit_returned(self); },
+            [self](caf::error& e) {
+              self->quit(make_error(
+                  errc::no_answer,
+                  self->state.setup.name + ": the trainer refused a segment: " + describe(e)));
+            });
+}
+
+// Passes a segment through the graph's stages from `stage` on, then to the trainer.
+void deliver(self_ptr self, msg::SegmentFrame frame, size_t stage, bool last) {
+  auto& s = self->state;
+  if (stage == s.setup.stages.size()) return to_trainer(self, std::move(frame));
+  const auto& [name, actor] = s.setup.stages[stage];
+  self->request(actor, data_plane, std::move(frame))
+      .then(
+          [self, stage, last](msg::SegmentFrame& out) {
+            if (!out.empty()) return deliver(self, std::move(out), stage + 1, last);
+            auto& s = self->state;
+            ++s.unreported.segments_dropped;
+            // The trainer waits for a sampler's final segment in lock-step: it is told instead.
+            if (last) caf::anon_send(s.setup.trainer, finished_atom::value, s.setup.id);
+            credit_returned(self);
+          },
+          [self, name = name](caf::error& e) {
+            self->quit(make_error(errc::no_answer, self->state.setup.name + ": stage '" + name +
+                                                       "' failed on a segment: " + describe(e)));
+          });
+}
+
 // `last`: the buffer's final segment.
 void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bool last) {
   auto& s = self->state;
@@ -98,20 +132,7 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   b.holds_credit = false;
   ++s.in_flight;
   if (s.setup.track) s.setup.track->queue_depth(s.in_flight);
-  self->request(s.setup.trainer, data_plane, std::move(frame))
-      .then(
-          [self](uint64_t) {
-            auto& s = self->state;
-            s.waiting_for_credit.stop(s.setup.track.get());
-            --s.in_flight;
-            request_all(self);
-            finish_if_done(self);
-          },
-          [self](caf::error& e) {
-            self->quit(make_error(
-                errc::no_answer,
-                self->state.setup.name + ": the trainer refused a segment: " + describe(e)));
-          });
+  deliver(self, std::move(frame), 0, last);
   report(self);
 }
 
@@ -152,11 +173,11 @@ void step(self_ptr self, EnvBuffer& b, const msg::ActionBatch& answer) {
   b.segment->end_step(out);
   for (size_t e = 0; e < b.env->size(); ++e) {
     if (!b.segment->last_step_valid(static_cast<int64_t>(e))) continue;
-    ++s.unreported_steps;
+    ++s.unreported.env_steps;
     ++s.counted_steps;
     if (!out.episode_ended(e)) continue;
-    s.unreported_returns.push_back(out.episode_ends[e].episode_return);
-    s.unreported_successes.push_back(out.episode_ends[e].success ? 1.0 : 0.0);
+    s.unreported.episode_returns.push_back(out.episode_ends[e].episode_return);
+    s.unreported.episode_successes.push_back(out.episode_ends[e].success);
   }
   if (!episodic(s) && budget_spent(s)) s.draining = true;
 }

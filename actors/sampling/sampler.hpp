@@ -11,12 +11,18 @@
 //
 // Lock-step (mode = sync): one buffer, and the sampler stops after each segment until the trainer
 // acknowledges it.
+//
+// Segments pass the graph's stages (user actors) in order on their way to the trainer; a stage
+// that drops one returns the credit at once (the sampler counts it in its report), and a dropped
+// final segment is announced to the trainer (finished_atom), which then stops waiting for it.
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/envs/batched_env.hpp>
@@ -30,7 +36,8 @@ namespace dvla::actors {
 
 struct SamplerSetup {
   std::string name = "sampler/0";
-  uint32_t id = 0;
+  uint32_t id = 0;     // unique in the run: segments carry it
+  uint32_t group = 0;  // its env group's index, in its reports
   // Builds an env batch of the given size on the sampler's own thread (renderers need their
   // context there); called once per env buffer.
   std::function<std::unique_ptr<envs::BatchedEnv>(size_t envs)> make_env;
@@ -48,6 +55,8 @@ struct SamplerSetup {
   // Its lease on the sim pool: segment buffers come from it. Null: the heap.
   std::shared_ptr<gpu::PoolLease> sim_lease;
   inference_actor inference;
+  // The graph's stages (name, actor): each segment passes them in order before the trainer.
+  std::vector<std::pair<std::string, stage_actor>> stages;
   trainer_actor trainer;
   caf::actor supervisor;  // receives metrics and (finished_atom, id); may be null
 };

@@ -28,11 +28,8 @@ void report_rejected(const caf::actor& supervisor, const std::string& actor_name
                      const std::string& what) {
   fmt::print(stderr, "dvla: {} rejected a message: {}\n", actor_name, what);
   if (!supervisor) return;
-  msg::Metrics m;
-  m.source = actor_name;
-  m.timestamp_ns = steady_now_ns();
-  m.samples = {{"rejected_messages", 1.0}};
-  caf::anon_send(supervisor, msg::build(m));
+  caf::anon_send(supervisor,
+                 msg::build(msg::Metrics{actor_name, steady_now_ns(), msg::RejectionReport{what}}));
 }
 
 caf::error refuse(const caf::actor& supervisor, const std::string& actor_name, errc code,

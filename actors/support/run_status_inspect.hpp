@@ -4,19 +4,23 @@
 
 #include <dvla/runtime/run/run_status.hpp>
 
+namespace dvla::msg {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, LearnerStats& x) {
+  return f(caf::meta::type_name("dvla::LearnerStats"), x.samples, x.policy_loss, x.value_loss,
+           x.entropy, x.approx_kl, x.clip_fraction, x.reference_kl, x.learning_rate,
+           x.importance_weight_max, x.importance_weight_ess);
+}
+
+}  // namespace dvla::msg
+
 namespace dvla {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, EvaluationSummary& x) {
   return f(caf::meta::type_name("dvla::EvaluationSummary"), x.version, x.env_steps, x.episodes,
            x.success_rate, x.mean_return, x.mean_length, x.success_per_family);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, LearnerSummary& x) {
-  return f(caf::meta::type_name("dvla::LearnerSummary"), x.policy_loss, x.value_loss, x.entropy,
-           x.approx_kl, x.clip_fraction, x.reference_kl, x.samples, x.learning_rate,
-           x.importance_weight_max, x.importance_weight_ess);
 }
 
 template <class Inspector>
@@ -31,12 +35,18 @@ typename Inspector::result_type inspect(Inspector& f, PoolSummary& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, GroupStatus& x) {
+  return f(caf::meta::type_name("dvla::GroupStatus"), x.name, x.env_steps, x.episodes,
+           x.mean_return, x.success_rate);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
-           x.evaluations, x.last_evaluation, x.control, x.memory, x.last_checkpoint, x.finished,
-           x.failure);
+           x.evaluations, x.last_evaluation, x.control, x.memory, x.groups, x.segments_dropped,
+           x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

@@ -25,7 +25,12 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<ControlSummary>("dvla::ControlSummary");
   config.add_message_type<PoolSummary>("dvla::PoolSummary");
   config.add_message_type<EvaluationSummary>("dvla::EvaluationSummary");
-  config.add_message_type<LearnerSummary>("dvla::LearnerSummary");
+  config.add_message_type<msg::LearnerStats>("dvla::LearnerStats");
+  config.add_message_type<GroupStatus>("dvla::GroupStatus");
+  config.add_message_type<control_plane_actor>("dvla::control_plane_actor");
+  config.add_message_type<supervisor_actor>("dvla::supervisor_actor");
+  config.add_message_type<stage_actor>("dvla::stage_actor");
+  config.add_message_type<observer_actor>("dvla::observer_actor");
   config.add_error_category(
       caf::atom("dvla"), [](uint8_t code, caf::atom_value, const caf::message& context) {
         return describe(make_error(static_cast<errc>(code), context.match_elements<std::string>()

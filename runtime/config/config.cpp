@@ -1,5 +1,6 @@
 #include <dvla/runtime/config/config.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -35,7 +36,7 @@ std::vector<Field> fields(Config& c) {
        &c.run.max_seconds},
       {"mode", "async (the Swimlane pipeline) | sync (lock-step: collect, train, distribute)",
        &c.run.mode},
-      {"algo", "learning algorithm: ppo | grpo", &c.run.algo},
+      {"algo", "learning algorithm: ppo | grpo, or one a program registered", &c.run.algo},
       {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
       {"trace", "Chrome trace-event JSON of every lane's spans, for Perfetto (empty: none)",
        &c.run.trace},
@@ -300,8 +301,8 @@ Status validate(const Config& c) {
   auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
   if (c.run.mode != "async" && c.run.mode != "sync")
     return fail("mode '" + c.run.mode + "' is not async or sync");
-  if (c.run.algo != "ppo" && c.run.algo != "grpo")
-    return fail("algo '" + c.run.algo + "' is not available (ppo, grpo)");
+  // `algo` names an algorithm of the graph's LearnerRegistry: checked with the graph.
+  if (c.run.algo.empty()) return fail("algo is empty");
   if (c.run.algo == "grpo") {
     if (c.grpo.group_size < 2) return fail("grpo.group_size must be at least 2");
     if (c.graph.envs_per_sampler % c.grpo.group_size != 0)
@@ -409,13 +410,15 @@ std::string dump_config(const Config& config) {
   return out;
 }
 
-int env_buffers(const Config& c) {
+int env_buffers(const Config& c, int envs_per_sampler, int group_size) {
   if (c.run.mode == "sync") return 1;
-  const int group = c.run.algo == "grpo" ? c.grpo.group_size : 1;
+  const int group = std::max(group_size, 1);
   for (int n = c.graph.env_buffers; n > 1; --n)
-    if (c.graph.envs_per_sampler % (n * group) == 0) return n;
+    if (envs_per_sampler % (n * group) == 0) return n;
   return 1;
 }
+
+int env_buffers(const Config& c) { return env_buffers(c, c.graph.envs_per_sampler, 0); }
 
 int inference_torch_threads(const GraphConfig& g) {
   return g.inference_torch_threads > 0 ? g.inference_torch_threads : g.torch_threads;

@@ -86,8 +86,11 @@ Expected<std::string> get_config_value(const Config& config, const std::string& 
 Status load_config_file(Config& config, const std::string& path);
 // Checks values against each other and their ranges once everything is set.
 Status validate(const Config& config);
-// The env buffers each sampler uses: graph.env_buffers, or fewer where the envs do not split
-// into that many equal buffers of whole GRPO groups; 1 in lock-step (mode sync).
+// The env buffers a sampler of `envs_per_sampler` envs uses: graph.env_buffers, or fewer where
+// the envs do not split into that many equal buffers of whole groups of `group_size` envs
+// (episodic collection; 0: none); 1 in lock-step (mode sync).
+int env_buffers(const Config& config, int envs_per_sampler, int group_size);
+// The same for config.graph.envs_per_sampler and continuous collection (PPO).
 int env_buffers(const Config& config);
 
 // The LibTorch intra-op threads of each inference replica and of the trainer.

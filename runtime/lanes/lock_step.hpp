@@ -21,6 +21,8 @@ class LockStep {
   bool round_complete() const;
   // The waiting samplers go on; those whose segment was their last leave the lock-step.
   void release();
+  // Sampler `sampler` leaves without a last segment (a stage of the graph dropped it).
+  void leave(uint32_t sampler);
 
   size_t collecting() const { return collecting_; }
   size_t waiting_count() const { return waiting_.size(); }

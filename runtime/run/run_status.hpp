@@ -6,30 +6,18 @@
 #include <string>
 #include <vector>
 
+#include <dvla/messages/metrics.hpp>
+
 namespace dvla {
 
-// The latest evaluation during the run (deterministic actions on the evaluation states).
-struct EvaluationSummary {
-  uint64_t version = 0;    // the policy version evaluated
+// The latest evaluation during the run (deterministic actions on the evaluation states): the
+// evaluator's report, and when the version it evaluated was taken.
+struct EvaluationSummary : msg::EvaluationReport {
   uint64_t env_steps = 0;  // collected by the run when that version was taken for evaluation
-  int episodes = 0;        // 0: none yet
-  double success_rate = 0;
-  double mean_return = 0;
-  double mean_length = 0;
-  std::map<std::string, double> success_per_family;  // envs with tasks only
 };
 
 // The learner's last update, averaged over its gradient steps.
-struct LearnerSummary {
-  double policy_loss = 0, value_loss = 0, entropy = 0;
-  double approx_kl = 0;      // to the behaviour policy
-  double clip_fraction = 0;  // of samples whose ratio was clipped
-  double reference_kl = 0;   // to the starting policy (with ppo.kl_coef > 0)
-  double samples = 0;
-  double learning_rate = 0;  // of that update (ppo.learning_rate_schedule)
-  // Stale samples' importance weights: the largest, and the effective sample size as a share.
-  double importance_weight_max = 1, importance_weight_ess = 1;
-};
+using LearnerSummary = msg::LearnerStats;
 
 // Control round trips: the supervisor to every actor's control endpoint and back, timed from the
 // first command sent to the last acknowledgement (control.ping_interval_s apart).
@@ -44,6 +32,16 @@ struct PoolSummary {
   uint64_t budget = 0, reserved = 0, peak_reserved = 0, in_use = 0, peak_in_use = 0;
   int64_t largest_free_block = -1;  // -1: the pool cannot say (CUDA)
   uint64_t failed_requests = 0;
+};
+
+// One env group's share of the run (a graph may hold several groups of different envs or
+// settings; the default graph has one).
+struct GroupStatus {
+  std::string name;
+  uint64_t env_steps = 0;
+  uint64_t episodes = 0;
+  double mean_return = 0;   // over its last 100 finished episodes
+  double success_rate = 0;  // of the same episodes
 };
 
 struct RunStatus {
@@ -64,6 +62,8 @@ struct RunStatus {
   EvaluationSummary last_evaluation;
   ControlSummary control;
   std::vector<PoolSummary> memory;  // the sim and model pools
+  std::vector<GroupStatus> groups;  // one per env group, in the graph's order
+  uint64_t segments_dropped = 0;    // by the graph's stages (their env steps count)
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not

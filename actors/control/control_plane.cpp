@@ -1,0 +1,111 @@
+#include <dvla/actors/control/control_plane.hpp>
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/run_status_inspect.hpp>
+#include <dvla/messages/control_command.hpp>
+
+namespace dvla::actors {
+namespace {
+
+struct ControlPlaneState {
+  ControlPlaneSetup setup;
+  uint64_t requests = 0;  // ids of the rounds this actor starts itself (pings)
+  ControlSummary summary;
+  double rtt_sum_us = 0;
+};
+
+using self_ptr = control_plane_actor::stateful_pointer<ControlPlaneState>;
+
+// Sends `frame` (a command of `kind`) to every endpoint it concerns and calls `done` with the
+// round trip in microseconds once all have acknowledged; an endpoint that does not ends this
+// actor, naming it.
+void round(self_ptr self, msg::Command kind, const msg::ControlFrame& frame,
+           std::function<void(double)> done) {
+  auto& s = self->state;
+  const bool orders = kind == msg::Command::pause || kind == msg::Command::resume;
+  std::vector<const EndpointRef*> targets;
+  for (const auto& e : s.setup.endpoints)
+    if (!orders || e.takes_orders) targets.push_back(&e);
+  if (targets.empty()) return done(0);
+  auto remaining = std::make_shared<size_t>(targets.size());
+  const auto started = std::chrono::steady_clock::now();
+  for (const auto* e : targets)
+    self->request(e->handle, timeout_of(s.setup.timeout_s), frame)
+        .then(
+            [remaining, started, done](uint64_t, int64_t) {
+              if (--*remaining > 0) return;
+              done(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                             started)
+                       .count());
+            },
+            [self, name = e->name, kind](caf::error& err) {
+              self->quit(make_error(errc::no_answer, name + " did not acknowledge '" +
+                                                         std::string(msg::command_name(kind)) +
+                                                         "': " + describe(err)));
+            });
+}
+
+void schedule_ping(self_ptr self) {
+  const double interval_s = self->state.setup.ping_interval_s;
+  if (interval_s > 0)
+    self->delayed_send(self, std::chrono::microseconds(static_cast<int64_t>(interval_s * 1e6)),
+                       ping_atom::value);
+}
+
+// A health round: every endpoint acknowledges a ping; the round trip goes to the supervisor.
+void ping_round(self_ptr self) {
+  const auto frame =
+      msg::build(msg::ControlCommand{msg::Command::ping, ++self->state.requests, {}});
+  round(self, msg::Command::ping, frame, [self](double us) {
+    auto& s = self->state;
+    auto& c = s.summary;
+    ++c.rounds;
+    c.last_us = us;
+    c.max_us = std::max(c.max_us, us);
+    s.rtt_sum_us += us;
+    c.mean_us = s.rtt_sum_us / static_cast<double>(c.rounds);
+    if (s.setup.supervisor) caf::anon_send(s.setup.supervisor, c);
+    schedule_ping(self);
+  });
+}
+
+caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) {
+  auto command = msg::read(frame);
+  if (!command)
+    return refuse(self->state.setup.supervisor, "control plane", errc::malformed_message,
+                  command.error().message());
+  const auto kind = command->kind;
+  if (kind != msg::Command::ping && kind != msg::Command::pause && kind != msg::Command::resume)
+    return make_error(errc::bad_setup, "the control plane does not take '" +
+                                           std::string(msg::command_name(kind)) + "' orders");
+  auto promise = self->make_response_promise<uint64_t>();
+  round(self, kind, frame,
+        [promise, id = command->request_id](double) mutable { promise.deliver(id); });
+  return promise;
+}
+
+control_plane_actor::behavior_type control_plane(self_ptr self, ControlPlaneSetup setup) {
+  name_failures(self, "control plane");
+  self->state.setup = std::move(setup);
+  schedule_ping(self);
+  return {
+      [self](const msg::ControlFrame& frame) { return on_command(self, frame); },
+      [self](ping_atom) { ping_round(self); },
+  };
+}
+
+}  // namespace
+
+control_plane_actor spawn_control_plane(caf::actor_system& system, ControlPlaneSetup setup) {
+  // Scheduled, not detached: it only sends and counts, on threads no lane computes on.
+  return system.spawn(control_plane, std::move(setup));
+}
+
+}  // namespace dvla::actors

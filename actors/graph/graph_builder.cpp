@@ -1,0 +1,242 @@
+#include <dvla/actors/graph/graph_builder.hpp>
+
+#include <caf/all.hpp>
+
+#include <map>
+
+#include <dvla/actors/control/control_endpoint.hpp>
+#include <dvla/actors/distribution/distributor.hpp>
+#include <dvla/actors/evaluation/evaluator.hpp>
+#include <dvla/actors/graph/user_actors.hpp>
+#include <dvla/actors/inference/inference.hpp>
+#include <dvla/actors/learning/trainer.hpp>
+#include <dvla/actors/sampling/sampler.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/gpu/memory_pools.hpp>
+#include <dvla/gpu/pool_lease.hpp>
+#include <dvla/runtime/learners/learner_algorithm.hpp>
+#include <dvla/runtime/run/step_budgets.hpp>
+#include <dvla/runtime/weights/double_buffered_replica.hpp>
+
+namespace dvla::actors {
+namespace {
+
+// What the pieces of one build share.
+struct Builder {
+  caf::actor_system& system;
+  const Graph& graph;
+  const BuildContext& context;
+  BuiltGraph built;
+  envs::EnvSpec spec;
+  std::function<std::shared_ptr<Policy>()> make_policy;
+  std::shared_ptr<LearnerAlgorithm> algorithm;
+  std::map<std::string, std::vector<inference_actor>> pools;  // by pool name
+  std::vector<std::shared_ptr<DoubleBufferedReplica>> replica_weights;
+  distributor_actor distributor;
+  std::vector<std::pair<std::string, stage_actor>> stages;
+
+  const Config& config() const { return context.config; }
+  // A resumed run draws fresh episodes and samples: its streams are offset by the version.
+  uint64_t resumed_version() const { return context.resume ? context.resume->state.version : 0; }
+
+  template <class Handle>
+  Handle watch(Handle h, const std::string& name) {
+    context.watch(name, caf::actor_cast<caf::actor>(h));
+    return h;
+  }
+
+  std::shared_ptr<LaneTrack> track(const std::string& actor, Lane home) const {
+    return context.tracer ? context.tracer->track(actor, home) : nullptr;
+  }
+
+  // A lease on the model pool for `holder` (null without pools: plain heap memory).
+  std::shared_ptr<gpu::PoolLease> model_lease(const std::string& holder) const {
+    return context.pools ? std::make_shared<gpu::PoolLease>(context.pools->model(), holder)
+                         : nullptr;
+  }
+
+  // Gives a lane actor its control endpoint, watched like the actor itself.
+  template <class Handle>
+  void add_endpoint(const Handle& actor, const std::string& name, std::shared_ptr<LaneTrack> t,
+                    bool takes_orders = false) {
+    ControlEndpointSetup e;
+    e.name = name;
+    e.data_actor = caf::actor_cast<caf::actor>(actor);
+    e.takes_orders = takes_orders;
+    e.track = std::move(t);
+    e.timeout_s = config().run.message_timeout_s;
+    e.supervisor = context.supervisor;
+    auto handle = watch(spawn_control_endpoint(system, e), name + "/control");
+    built.endpoints.push_back({name, handle, takes_orders});
+  }
+};
+
+void build_learner(Builder& b) {
+  auto made = b.graph.learners.make(b.config().run.algo, b.config());
+  if (!made) throw Failure(made.error());
+  b.algorithm = std::move(*made);
+  const auto collection = b.algorithm->collection();
+  if (!collection.episodic()) return;
+  for (const auto& g : b.graph.env_groups)
+    if (g.envs_per_sampler % collection.group_size != 0)
+      throw Failure("invalid config: groups of " + std::to_string(collection.group_size) +
+                    " episodes (" + b.config().run.algo + ") do not divide env group '" + g.name +
+                    "''s " + std::to_string(g.envs_per_sampler) + " envs per sampler");
+}
+
+void build_inference(Builder& b) {
+  const auto& c = b.config();
+  uint64_t index = 0;  // over all pools: each replica samples from a stream of its own
+  for (const auto& pool : b.graph.inference_pools) {
+    for (int r = 0; r < pool.replicas; ++r, ++index) {
+      InferenceSetup setup;
+      setup.name = pool.name + "/" + std::to_string(r);
+      setup.spec = b.spec;
+      // A resumed run acts with its checkpoint's weights until the first update.
+      setup.weights = std::make_shared<DoubleBufferedReplica>(
+          setup.name, b.make_policy,
+          b.context.resume ? b.context.resume->weights : msg::WeightsFrame(),
+          b.model_lease(setup.name));
+      setup.seed = envs::next_seed(c.run.seed + 1000 + index + b.resumed_version());
+      setup.torch_threads = inference_torch_threads(c.graph);
+      setup.track = b.track(setup.name, Lane::inference);
+      setup.supervisor = b.context.supervisor;
+      b.replica_weights.push_back(setup.weights);
+      auto replica = b.watch(spawn_inference(b.system, setup), setup.name);
+      b.pools[pool.name].push_back(replica);
+      b.add_endpoint(replica, setup.name, setup.track);
+    }
+  }
+  DistributorSetup d;
+  d.replicas = b.replica_weights;
+  d.track = b.track(d.name, Lane::distribution);
+  d.supervisor = b.context.supervisor;
+  b.distributor = b.watch(spawn_distributor(b.system, d), d.name);
+  b.add_endpoint(b.distributor, d.name, d.track);
+}
+
+void build_trainer(Builder& b) {
+  const auto& c = b.config();
+  TrainerSetup t;
+  t.spec = b.spec;
+  t.make_policy = b.make_policy;
+  t.algorithm = b.algorithm;
+  t.config = c;
+  t.seed = c.run.seed;
+  t.checkpoint_root = c.run.logdir;
+  t.resume = b.context.resume;
+  if (c.run.mode == "sync") {
+    for (const auto& g : b.graph.env_groups)
+      t.lock_step_samplers += static_cast<size_t>(g.samplers);
+  }
+  t.timeout_s = c.run.message_timeout_s;
+  t.track = b.track(t.name, Lane::training);
+  t.distributor = b.distributor;
+  t.supervisor = b.context.supervisor;
+  t.model_lease = b.model_lease(t.name);
+  b.built.trainer = b.watch(spawn_trainer(b.system, t), t.name);
+  b.add_endpoint(b.built.trainer, t.name, t.track);
+}
+
+// Periodic evaluations, and those asked for by command (none when eval.episodes is 0).
+void build_evaluator(Builder& b) {
+  const auto& c = b.config();
+  if (c.run.eval_episodes <= 0) return;
+  EvaluatorSetup e;
+  const auto episodes = static_cast<size_t>(c.run.eval_episodes);
+  if (b.graph.make_evaluation_env) {
+    e.make_env = [make = b.graph.make_evaluation_env, episodes] { return make(episodes); };
+  } else {
+    // The first group's env, built for an index none of its samplers has.
+    const auto& first = b.graph.env_groups.front();
+    const auto id = static_cast<uint32_t>(first.samplers);
+    e.make_env = [make = first.make_env, id, episodes] { return make(id, episodes); };
+  }
+  e.make_policy = b.graph.make_policy;
+  e.seed = c.run.seed;
+  e.torch_threads = c.graph.torch_threads;
+  e.model_lease = b.model_lease(e.name);
+  b.built.evaluator = b.watch(spawn_evaluator(b.system, e), e.name);
+}
+
+void build_user_actors(Builder& b) {
+  for (const auto& stage : b.graph.stages) {
+    const auto name = "stage/" + stage->name;
+    b.stages.emplace_back(name, b.watch(stage->spawn(b.system), name));
+  }
+  for (const auto& observer : b.graph.observers) {
+    const auto name = "observer/" + observer->name;
+    b.built.observers.push_back(b.watch(observer->spawn(b.system), name));
+  }
+}
+
+void build_samplers(Builder& b) {
+  const auto& c = b.config();
+  const auto collection = b.algorithm->collection();
+  std::vector<uint64_t> envs;
+  for (const auto& g : b.graph.env_groups)
+    envs.insert(envs.end(), static_cast<size_t>(g.samplers),
+                static_cast<uint64_t>(g.envs_per_sampler));
+  const uint64_t left =
+      c.run.max_env_steps - std::min(b.context.env_steps_done, c.run.max_env_steps);
+  const auto budgets = step_budgets(left, envs);
+  std::map<std::string, size_t> served;  // samplers each pool serves so far (round-robin)
+  uint32_t id = 0;                       // over all groups: segments and seeds tell them apart
+  for (size_t group = 0; group < b.graph.env_groups.size(); ++group) {
+    const auto& g = b.graph.env_groups[group];
+    b.built.group_names.push_back(g.name);
+    const auto pool_name =
+        g.inference_pool.empty() ? b.graph.inference_pools.front().name : g.inference_pool;
+    const auto& replicas = b.pools.at(pool_name);
+    for (int local = 0; local < g.samplers; ++local, ++id) {
+      SamplerSetup setup;
+      setup.name = "sampler/" + std::to_string(id);
+      setup.id = id;
+      setup.group = static_cast<uint32_t>(group);
+      setup.make_env = [make = g.make_env, local](size_t n) {
+        return make(static_cast<uint32_t>(local), n);
+      };
+      setup.envs = static_cast<size_t>(g.envs_per_sampler);
+      setup.env_buffers = env_buffers(c, g.envs_per_sampler, collection.group_size);
+      setup.seed =
+          b.resumed_version() ? envs::next_seed(c.run.seed ^ b.resumed_version()) : c.run.seed;
+      setup.segment_length = c.graph.segment_length;
+      setup.segments_in_flight = c.graph.segments_in_flight;
+      setup.step_budget = budgets[id];
+      setup.group_size = collection.group_size;
+      setup.lock_step = c.run.mode == "sync";
+      setup.track = b.track(setup.name, Lane::sampling);
+      if (b.context.pools)
+        setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
+      setup.inference = replicas[served[pool_name]++ % replicas.size()];
+      setup.stages = b.stages;
+      setup.trainer = b.built.trainer;
+      setup.supervisor = b.context.supervisor;
+      b.built.samplers.push_back(b.watch(spawn_sampler(b.system, setup), setup.name));
+      b.add_endpoint(b.built.samplers.back(), setup.name, setup.track, /*takes_orders=*/true);
+    }
+  }
+}
+
+}  // namespace
+
+BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context) {
+  if (auto ok = check(graph, context.config); !ok) throw Failure(ok.error());
+  Builder b{system, graph, context, {}, graph.env_groups.front().env_spec(), {}, {},
+            {},     {},    {},      {}};
+  b.make_policy = [make = graph.make_policy, spec = b.spec] { return make(spec); };
+  build_learner(b);
+  build_inference(b);
+  build_trainer(b);
+  build_evaluator(b);
+  build_user_actors(b);
+  build_samplers(b);
+  return std::move(b.built);
+}
+
+void start(const BuiltGraph& graph) {
+  caf::anon_send(graph.trainer, start_atom::value);
+  for (const auto& sampler : graph.samplers) caf::anon_send(sampler, start_atom::value);
+}
+
+}  // namespace dvla::actors

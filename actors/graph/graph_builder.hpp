@@ -1,0 +1,56 @@
+#pragma once
+// GraphBuilder's one job: spawn the actors of a Graph and wire them — inference pools, the
+// distributor, the trainer with its learner algorithm, the evaluator, the user's stages and
+// observers, the samplers of every env group, and a control endpoint for each lane actor. The
+// supervisor calls it once and watches what it spawns; the run mode and the learner's collection
+// choose the samplers' wiring here, once.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <dvla/actors/control/control_plane.hpp>
+#include <dvla/actors/graph/graph.hpp>
+#include <dvla/actors/interfaces.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/lanes/lane_tracer.hpp>
+
+namespace dvla::gpu {
+class MemoryPools;
+}
+
+namespace dvla::actors {
+
+// The handles the supervisor drives the graph through.
+struct BuiltGraph {
+  trainer_actor trainer;
+  evaluator_actor evaluator;  // null when eval.episodes is 0
+  std::vector<sampler_actor> samplers;
+  std::vector<observer_actor> observers;
+  std::vector<EndpointRef> endpoints;
+  std::vector<std::string> group_names;  // indexed by a sampler's group
+};
+
+struct BuildContext {
+  Config config;
+  std::shared_ptr<const Checkpoint> resume;  // may be null
+  std::shared_ptr<LaneTracer> tracer;        // may be null
+  std::shared_ptr<gpu::MemoryPools> pools;   // may be null: plain heap memory
+  uint64_t env_steps_done = 0;               // a resumed run's: the samplers' budgets are the rest
+  caf::actor supervisor;                     // every actor reports to it
+  // Called with each actor as soon as it is spawned (the supervisor links and monitors it, so
+  // that an actor that fails at once, or a build that throws halfway, leaves nothing running).
+  std::function<void(const std::string& name, const caf::actor&)> watch;
+};
+
+// Spawns and wires `graph` (checked with check(graph, config) first); throws dvla::Failure or
+// std::invalid_argument naming the piece that cannot be built. Nothing starts before start().
+BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context);
+
+// The trainer publishes its first version; the samplers start stepping.
+void start(const BuiltGraph& graph);
+
+}  // namespace dvla::actors
