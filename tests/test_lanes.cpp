@@ -35,6 +35,22 @@ TEST_CASE("a lock-step round completes once every sampler still collecting waits
   CHECK_FALSE(round.round_complete());
 }
 
+TEST_CASE("a sampler that leaves without a last segment no longer holds up the round") {
+  LockStep round(3);
+  round.waiting(0, false);
+  round.waiting(2, false);
+  CHECK_FALSE(round.round_complete());
+  round.leave(1);  // a stage dropped sampler 1's final segment
+  CHECK(round.collecting() == 2);
+  CHECK(round.round_complete());
+  round.release();
+  round.leave(0);
+  round.waiting(2, true);
+  CHECK(round.round_complete());
+  round.release();
+  CHECK(round.collecting() == 0);
+}
+
 TEST_CASE("a track sums work per lane, keeps waits out of it, and remembers the deepest queue") {
   LaneTrack t("inference/0", Lane::inference, /*record_spans=*/true);
   t.work(Lane::inference, "forward", 100, 350);

@@ -2,7 +2,9 @@
 // A user's own actors in a Graph (actors/graph/graph.hpp): stages on the data plane and
 // observers on the control plane, each a CAF actor typed by its public interface
 // (actors/interfaces.hpp: stage_actor, observer_actor) that the graph spawns once per run,
-// watches like its own actors (a failure ends the run naming it) and stops at the end.
+// watches like its own actors (a failure ends the run naming it) and stops at the end. Included
+// with it: how frames travel through CAF (frame_inspect.hpp) and dvla's errors for an answer that
+// refuses a message (errors.hpp: make_error(errc, text)).
 #include <caf/actor_system.hpp>
 
 #include <functional>
@@ -10,6 +12,8 @@
 
 #include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/interfaces.hpp>
+#include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
 
 namespace dvla {
 

@@ -3,6 +3,9 @@
 #include <ATen/ATen.h>
 #include <torch/utils.h>
 
+#include <stdexcept>
+#include <string>
+
 #include <dvla/runtime/policies/policy_input.hpp>
 #include <dvla/runtime/trajectories/gae.hpp>
 #include <dvla/runtime/versions/staleness.hpp>
@@ -31,26 +34,18 @@ std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& pol
 }  // namespace
 
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
-                                  Policy& policy, float gamma, float lambda,
-                                  uint64_t learner_version) {
+                                  Policy& policy, uint64_t learner_version,
+                                  const AdvantageEstimator& estimate) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, values, advantages;
   PolicyLagCounts lag;
   for (const auto& s : segments) {
     const int64_t T = s.steps(), E = s.envs();
-    const auto final_values = truncated_values(s, policy);
-    GaeInput in;
-    in.steps = T;
-    in.envs = E;
-    in.rewards = s.rewards.data;
-    in.values = s.values.data;
-    in.terminated = s.terminated.data;
-    in.truncated = s.truncated.data;
-    in.truncated_values = final_values.data();
-    in.bootstrap_values = s.bootstrap_values.data;
-    in.gamma = gamma;
-    in.lambda = lambda;
-    auto adv = generalized_advantages(in);
+    auto adv = estimate(s, truncated_values(s, policy));
+    if (static_cast<int64_t>(adv.size()) != T * E)
+      throw std::invalid_argument("an advantage estimator gave " + std::to_string(adv.size()) +
+                                  " advantages for a segment of " + std::to_string(T * E) +
+                                  " steps");
     advantages.push_back(at::from_blob(adv.data(), {T * E}, at::kFloat).clone());
     inputs.push_back(policy_input(s.observations, 2));
     actions.push_back(view_of(s.actions, at::kFloat).view({T * E, s.actions.dim(2)}));
@@ -69,6 +64,26 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
   b.returns = b.advantages + b.values;
   b.policy_lag = std::move(lag);
   return b;
+}
+
+TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
+                                  Policy& policy, float gamma, float lambda,
+                                  uint64_t learner_version) {
+  auto gae = [gamma, lambda](const msg::TrajectorySegment& s, const std::vector<float>& final) {
+    GaeInput in;
+    in.steps = s.steps();
+    in.envs = s.envs();
+    in.rewards = s.rewards.data;
+    in.values = s.values.data;
+    in.terminated = s.terminated.data;
+    in.truncated = s.truncated.data;
+    in.truncated_values = final.data();
+    in.bootstrap_values = s.bootstrap_values.data;
+    in.gamma = gamma;
+    in.lambda = lambda;
+    return generalized_advantages(in);
+  };
+  return make_training_batch(segments, policy, learner_version, gae);
 }
 
 }  // namespace dvla

@@ -2,6 +2,7 @@
 // TrainingBatch: admitted trajectory segments turned into flat tensors for one learner update.
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <vector>
 
 #include <dvla/messages/trajectory_segment.hpp>
@@ -23,9 +24,21 @@ struct TrainingBatch {
   int64_t size() const { return inputs.state.defined() ? inputs.size() : 0; }
 };
 
-// Computes GAE per segment from the behaviour values (the observation after a truncated step is
-// valued by `policy`'s critic) and concatenates the segments. Observations are read in place from
-// the segments' frames and copied once, into the batch tensor.
+// One segment's advantages, [T * envs] (row t * envs + e), from its rewards, behaviour values,
+// ends and bootstrap values; `truncated_values` [T * envs] holds the learner critic's value of the
+// last observation of each truncated step (0 elsewhere).
+using AdvantageEstimator = std::function<std::vector<float>(
+    const msg::TrajectorySegment& segment, const std::vector<float>& truncated_values)>;
+
+// The batch of `segments` with the advantages `estimate` gives each (returns: advantages +
+// behaviour values; every step is a sample). Observations are read in place from the segments'
+// frames and copied once, into the batch tensor. This is how a LearnerAlgorithm with an advantage
+// of its own builds its batch.
+TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
+                                  Policy& policy, uint64_t learner_version,
+                                  const AdvantageEstimator& estimate);
+
+// The same with GAE (runtime/trajectories/gae.hpp): PPO's batch.
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, float gamma, float lambda,
                                   uint64_t learner_version);

@@ -1,0 +1,120 @@
+// A run's bookkeeping, without actors: the status built from typed reports (per env group, across
+// a resume), the checkpoint and evaluation schedule, and the env-step budget split among samplers.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include <dvla/runtime/run/snapshot_schedule.hpp>
+#include <dvla/runtime/run/status_tally.hpp>
+#include <dvla/runtime/run/step_budgets.hpp>
+
+using namespace dvla;
+
+TEST_CASE("the tally sums env steps and episodes per group and over the run") {
+  StatusTally tally({"lift", "push"});
+  tally.add(msg::SamplingReport{0, 100, {1.0, 3.0}, {true, false}, 0});
+  tally.add(msg::SamplingReport{1, 40, {10.0}, {true}, 2});
+  const auto& s = tally.status();
+  CHECK(s.env_steps == 140);
+  CHECK(s.episodes == 3);
+  CHECK(s.mean_return == doctest::Approx(14.0 / 3));
+  CHECK(s.success_rate == doctest::Approx(2.0 / 3));
+  CHECK(s.segments_dropped == 2);
+  REQUIRE(s.groups.size() == 2);
+  CHECK(s.groups[0].name == "lift");
+  CHECK(s.groups[0].env_steps == 100);
+  CHECK(s.groups[0].episodes == 2);
+  CHECK(s.groups[0].mean_return == doctest::Approx(2.0));
+  CHECK(s.groups[0].success_rate == doctest::Approx(0.5));
+  CHECK(s.groups[1].env_steps == 40);
+  CHECK(s.groups[1].success_rate == 1.0);
+  // A report naming a group the run does not have is an error, not a silent miscount.
+  CHECK_THROWS_AS(tally.add(msg::SamplingReport{2, 1, {}, {}, 0}), std::out_of_range);
+}
+
+TEST_CASE("the running means cover the last 100 episodes") {
+  StatusTally tally({"g"});
+  for (int i = 0; i < 150; ++i) tally.add(msg::SamplingReport{0, 1, {double(i)}, {i >= 100}, 0});
+  CHECK(tally.status().mean_return == doctest::Approx((50 + 149) / 2.0));
+  CHECK(tally.status().success_rate == doctest::Approx(0.5));
+  CHECK(tally.status().episodes == 150);
+}
+
+TEST_CASE("versions, updates and evaluations; a resumed run goes on from its counters") {
+  StatusTally tally({"g"}, ResumedCounters{10, 5000, 40, 4000});
+  CHECK(tally.status().version == 10);
+  tally.add(msg::SamplingReport{0, 200, {}, {}, 0});
+  CHECK(tally.env_steps_here() == 200);
+  CHECK(tally.status().env_steps == 5200);
+  CHECK(tally.status().groups[0].env_steps == 200);  // groups count this process
+  // Lag is averaged over the samples trained in this process: 1000 at lag 1, then 3000 at lag 2.
+  tally.add(msg::VersionAnnouncement{11, 5000, 0, 1.0});
+  tally.add(msg::VersionAnnouncement{12, 8000, 7, 2.0});
+  CHECK(tally.status().version == 12);
+  CHECK(tally.status().dropped_stale == 7);
+  CHECK(tally.status().policy_lag_mean == doctest::Approx((1000 * 1.0 + 3000 * 2.0) / 4000));
+  msg::LearningReport update;
+  update.stats.samples = 3000;
+  update.policy_lag = {0, 1000, 2000};
+  tally.add(update);
+  tally.add(update);
+  CHECK(tally.status().learner.samples == 3000);
+  CHECK(tally.status().policy_lag_samples == std::vector<uint64_t>{0, 2000, 4000});
+  tally.add(msg::EvaluationReport{12, 20, 0.75, 3.5, 40, {{"lift", 0.75}}}, 5100);
+  CHECK(tally.status().evaluations == 1);
+  CHECK(tally.status().last_evaluation.version == 12);
+  CHECK(tally.status().last_evaluation.env_steps == 5100);
+  CHECK(tally.status().last_evaluation.success_per_family.at("lift") == 0.75);
+  tally.add_rejection();
+  CHECK(tally.status().rejected_messages == 1);
+}
+
+TEST_CASE(
+    "checkpoints and evaluations fall due every so many versions, evaluations one at a time") {
+  RunConfig run;
+  run.logdir = "runs/x";
+  run.checkpoint_every = 10;
+  run.eval_every = 4;
+  SnapshotSchedule schedule(run, 0, /*can_evaluate=*/true);
+  CHECK_FALSE(schedule.on_version(3, false).evaluation);
+  CHECK(schedule.on_version(4, false).evaluation);
+  CHECK_FALSE(schedule.on_version(8, true).evaluation);  // one still runs: this one waits
+  CHECK(schedule.on_version(9, false).evaluation);       // the first version after it ends
+  const auto both = schedule.on_version(13, false);      // due together: the checkpoint's
+  CHECK(both.checkpoint);                                // weights are evaluated
+  CHECK(both.evaluation);
+  CHECK_FALSE(schedule.on_version(22, false).checkpoint);
+  CHECK(schedule.on_version(23, false).checkpoint);
+  // No logdir: no checkpoints; no evaluator: no evaluations; a resumed run counts from its
+  // version.
+  run.logdir.clear();
+  SnapshotSchedule resumed(run, 100, /*can_evaluate=*/false);
+  for (uint64_t v = 100; v < 130; ++v) {
+    const auto due = resumed.on_version(v, false);
+    CHECK_FALSE(due.checkpoint);
+    CHECK_FALSE(due.evaluation);
+  }
+}
+
+TEST_CASE("the env-step budget is split in batched steps, as evenly as the samplers' sizes allow") {
+  auto total = [](const std::vector<uint64_t>& budgets, const std::vector<uint64_t>& envs) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < envs.size(); ++i) sum += budgets[i] * envs[i];
+    return sum;
+  };
+  // Samplers of one size: as before, the first ones one step more.
+  CHECK(step_budgets(100, {8, 8}) == std::vector<uint64_t>{7, 6});
+  CHECK(step_budgets(96, {8, 8}) == std::vector<uint64_t>{6, 6});
+  // Two groups (16 and 4 envs): equal steps, then extra ones until the budget is covered.
+  const std::vector<uint64_t> envs{8, 8, 4};
+  for (uint64_t left : {0, 1, 19, 20, 21, 999, 24'000}) {
+    CAPTURE(left);
+    const auto budgets = step_budgets(left, envs);
+    CHECK(total(budgets, envs) >= left);
+    CHECK(total(budgets, envs) < left + 20);  // never a whole extra round
+    CHECK(*std::max_element(budgets.begin(), budgets.end()) -
+              *std::min_element(budgets.begin(), budgets.end()) <=
+          1);
+  }
+}
