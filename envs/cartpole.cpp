@@ -1,6 +1,11 @@
 #include <dvla/envs/cartpole.hpp>
 
 #include <cmath>
+#include <memory>
+
+#include <dvla/envs/env_batch.hpp>
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/env_registry.hpp>
 
 namespace dvla::envs {
 
@@ -43,6 +48,20 @@ StepResult CartPole::step(const float* action, float* observation) {
 
 void CartPole::observe(float* observation) const {
   for (size_t i = 0; i < state_.size(); ++i) observation[i] = static_cast<float>(state_[i]);
+}
+
+}  // namespace dvla::envs
+
+namespace dvla::envs {
+
+EnvEntry cartpole_env() {
+  EnvEntry e;
+  e.name = "cartpole";
+  e.spec = [](const EnvConfig&) { return CartPole().spec(); };
+  e.make = [](const EnvConfig&, size_t n) -> std::unique_ptr<BatchedEnv> {
+    return std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, n);
+  };
+  return e;
 }
 
 }  // namespace dvla::envs

@@ -8,6 +8,10 @@
 
 namespace dvla::envs {
 
+struct EnvEntry;
+// CartPole's entry in the env registry (envs/env_registry.hpp): "cartpole", no settings.
+EnvEntry cartpole_env();
+
 class CartPole final : public Env {
  public:
   // Physical constants of CartPole-v1.

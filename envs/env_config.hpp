@@ -1,5 +1,6 @@
 #pragma once
-// Which environment a run uses and how it is set up; the factory that builds it.
+// Which environment a run uses and how it is set up: its name (looked up in the EnvRegistry,
+// envs/env_registry.hpp) and the settings of dvla's envs, each struct owned by its env.
 #include <memory>
 #include <string>
 
@@ -10,12 +11,13 @@
 namespace dvla::envs {
 
 struct EnvConfig {
-  std::string name = "cartpole";  // cartpole | synthetic | tabletop
+  std::string name = "cartpole";  // an env of the registry: cartpole | synthetic | tabletop
   SyntheticConfig synthetic;
   tabletop::TabletopConfig tabletop;
 };
 
-// Throws std::invalid_argument naming the problem for an unknown env or a bad setting.
+// The built-in registry's env `config.name`. Throws std::invalid_argument naming the problem for
+// an unknown env or a bad setting.
 std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t envs);
 // The spec of that env (cheaply: the tabletop suite's needs no renderer for it).
 EnvSpec spec_of(const EnvConfig& config);

@@ -6,6 +6,9 @@
 #include <string>
 #include <thread>
 
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/env_registry.hpp>
+
 namespace dvla::envs {
 
 SyntheticEnv::SyntheticEnv(const SyntheticConfig& config, size_t n) : config_(config), n_(n) {
@@ -84,6 +87,40 @@ void SyntheticEnv::step(const float* actions) {
       observe(i, o);
     }
   }
+}
+
+}  // namespace dvla::envs
+
+namespace dvla::envs {
+
+EnvEntry synthetic_env() {
+  EnvEntry e;
+  e.name = "synthetic";
+  e.settings = [](EnvConfig& config) {
+    auto& c = config.synthetic;
+    return std::vector<Setting>{
+        {"synthetic.observation_size", "synthetic env: floats per observation",
+         &c.observation_size},
+        {"synthetic.choices", "synthetic env: discrete actions", &c.choices},
+        {"synthetic.episode_length", "synthetic env: steps per episode", &c.episode_length},
+        {"synthetic.step_latency_us",
+         "synthetic env: wall-clock cost of one env step (a batch of n sleeps n times this)",
+         &c.step_latency_us},
+    };
+  };
+  e.validate = [](const EnvConfig& config) -> Status {
+    const auto& s = config.synthetic;
+    if (s.observation_size < 1 || s.choices < 2 || s.episode_length < 1 || s.step_latency_us < 0)
+      return Error(
+          "synthetic env needs observation_size >= 1, choices >= 2, episode_length >= 1, "
+          "step_latency_us >= 0");
+    return Status::ok();
+  };
+  e.spec = [](const EnvConfig& config) { return SyntheticEnv(config.synthetic, 1).spec(); };
+  e.make = [](const EnvConfig& config, size_t n) -> std::unique_ptr<BatchedEnv> {
+    return std::make_unique<SyntheticEnv>(config.synthetic, n);
+  };
+  return e;
 }
 
 }  // namespace dvla::envs

@@ -9,6 +9,8 @@
 
 namespace dvla::envs {
 
+struct EnvEntry;
+
 struct SyntheticConfig {
   int64_t observation_size = 16;
   int64_t choices = 2;
@@ -17,6 +19,10 @@ struct SyntheticConfig {
   // this in one call, so splitting a batch neither adds nor removes env time.
   int64_t step_latency_us = 0;
 };
+
+// The synthetic env's entry in the env registry (envs/env_registry.hpp): "synthetic", with its
+// settings under synthetic.*.
+EnvEntry synthetic_env();
 
 class SyntheticEnv final : public BatchedEnv {
  public:

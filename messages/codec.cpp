@@ -4,30 +4,6 @@
 
 namespace dvla::msg {
 
-std::string_view kind_name(Kind k) noexcept {
-  switch (k) {
-    case Kind::observation_batch:
-      return "observation batch";
-    case Kind::action_batch:
-      return "action batch";
-    case Kind::trajectory_segment:
-      return "trajectory segment";
-    case Kind::weight_update:
-      return "weight update";
-    case Kind::version_announcement:
-      return "version announcement";
-    case Kind::control_command:
-      return "control command";
-    case Kind::metrics:
-      return "metrics";
-    case Kind::dataset_header:
-      return "dataset header";
-    case Kind::demonstration:
-      return "demonstration";
-  }
-  return "unknown message";
-}
-
 Bytes Bytes::allocate(size_t size, std::byte*& writable) {
   const size_t words = (size + 7) / 8;
   std::shared_ptr<uint64_t[]> storage(new uint64_t[std::max<size_t>(words, 1)]);

@@ -46,7 +46,7 @@ inline void require(bool ok, const char* what) {
 template <class Schema, class Read>
 auto decode(const Bytes& bytes, Kind kind, Read&& read)
     -> Expected<std::decay_t<decltype(read(std::declval<typename Schema::Reader>()))>> {
-  const std::string context(kind_name(kind));
+  const std::string context(to_text(kind));
   if (bytes.empty()) return Error(context + ": empty frame");
   if (bytes.size() % sizeof(capnp::word) != 0)
     return Error(context + ": frame of " + std::to_string(bytes.size()) +

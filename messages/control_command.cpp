@@ -5,24 +5,6 @@
 
 namespace dvla::msg {
 
-std::string_view command_name(Command c) noexcept {
-  switch (c) {
-    case Command::ping:
-      return "ping";
-    case Command::pause:
-      return "pause";
-    case Command::resume:
-      return "resume";
-    case Command::checkpoint:
-      return "checkpoint";
-    case Command::shutdown:
-      return "shutdown";
-    case Command::evaluate:
-      return "evaluate";
-  }
-  return "unknown";
-}
-
 ControlFrame build(const ControlCommand& m) {
   return ControlFrame(codec::encode<schema::ControlCommand>(
       m.argument.size(), [&](schema::ControlCommand::Builder b) {

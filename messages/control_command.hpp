@@ -12,7 +12,25 @@
 namespace dvla::msg {
 
 enum class Command : uint8_t { ping, pause, resume, checkpoint, shutdown, evaluate };
-std::string_view command_name(Command c) noexcept;
+
+}  // namespace dvla::msg
+
+namespace dvla {
+
+template <>
+struct EnumNames<msg::Command> {
+  static constexpr std::array<std::pair<msg::Command, std::string_view>, 6> names{
+      {{msg::Command::ping, "ping"},
+       {msg::Command::pause, "pause"},
+       {msg::Command::resume, "resume"},
+       {msg::Command::checkpoint, "checkpoint"},
+       {msg::Command::shutdown, "shutdown"},
+       {msg::Command::evaluate, "evaluate"}}};
+};
+
+}  // namespace dvla
+
+namespace dvla::msg {
 
 struct ControlCommand {
   Command kind = Command::ping;

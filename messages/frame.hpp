@@ -3,10 +3,14 @@
 // 8-byte-aligned byte buffer holding one Cap'n Proto message in flat-array form. Copying a Frame
 // shares the bytes (no copy); the bytes never change after building, so any number of actors may
 // read them in place at once.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <utility>
+
+#include <dvla/core/enum_text.hpp>
 
 namespace dvla::msg {
 
@@ -23,7 +27,27 @@ enum class Kind : uint8_t {
   demonstration,
 };
 
-std::string_view kind_name(Kind k) noexcept;
+}  // namespace dvla::msg
+
+namespace dvla {
+
+template <>
+struct EnumNames<msg::Kind> {
+  static constexpr std::array<std::pair<msg::Kind, std::string_view>, 9> names{
+      {{msg::Kind::observation_batch, "observation batch"},
+       {msg::Kind::action_batch, "action batch"},
+       {msg::Kind::trajectory_segment, "trajectory segment"},
+       {msg::Kind::weight_update, "weight update"},
+       {msg::Kind::version_announcement, "version announcement"},
+       {msg::Kind::control_command, "control command"},
+       {msg::Kind::metrics, "metrics"},
+       {msg::Kind::dataset_header, "dataset header"},
+       {msg::Kind::demonstration, "demonstration"}}};
+};
+
+}  // namespace dvla
+
+namespace dvla::msg {
 
 // The untyped storage shared by all frames.
 class Bytes {

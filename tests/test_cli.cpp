@@ -80,7 +80,8 @@ TEST_CASE("wrong flags and values say what is wrong and exit non-zero") {
   CHECK(trace.output.find("cannot write trace file 'no/such/dir/t.json'") != std::string::npos);
   auto mode = run("--mode lockstep");
   CHECK(mode.status == 2);
-  CHECK(mode.output.find("mode 'lockstep' is not async or sync") != std::string::npos);
+  CHECK(mode.output.find("config key 'mode': 'lockstep' is not async or sync") !=
+        std::string::npos);
 }
 
 TEST_CASE("--help lists flags and config keys") {

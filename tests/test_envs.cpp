@@ -127,6 +127,6 @@ TEST_CASE("unknown envs are refused by name") {
   EnvConfig c;
   c.name = "atari";
   CHECK_THROWS_WITH_AS(make_batched_env(c, 1),
-                       "unknown env 'atari' (known: cartpole, synthetic, tabletop)",
+                       "env 'atari' is not available (cartpole, synthetic, tabletop)",
                        std::invalid_argument);
 }

@@ -148,7 +148,7 @@ TEST_CASE("a run's actors draw from the sim and model pools, which the status re
 
 TEST_CASE("model.device=cuda trains on the GPU where LibTorch has one, and is refused elsewhere") {
   Config config;
-  config.model.device = "cuda";
+  config.model.device = Device::cuda;
   config.run.max_env_steps = 20'000;
   auto result = train(config, default_graph_parts(config));
   if (!torch::cuda::is_available()) {
@@ -231,7 +231,7 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
 TEST_CASE("the learning-rate schedule counts versions or samples trained, as configured") {
   // After a few updates of ~500 samples each, point 100 is behind the samples trained but ahead
   // of the version.
-  auto last_rate = [](const std::string& unit) {
+  auto last_rate = [](ScheduleUnit unit) {
     Config config;
     config.run.seed = 5;
     config.run.max_env_steps = 4'000;
@@ -244,8 +244,8 @@ TEST_CASE("the learning-rate schedule counts versions or samples trained, as con
     REQUIRE(result->status.version < 100);
     return result->status.learner.learning_rate;
   };
-  CHECK(last_rate("versions") == doctest::Approx(1e-3));
-  CHECK(last_rate("samples") == doctest::Approx(5e-4));
+  CHECK(last_rate(ScheduleUnit::versions) == doctest::Approx(1e-3));
+  CHECK(last_rate(ScheduleUnit::samples) == doctest::Approx(5e-4));
 }
 
 TEST_CASE("a stop request ends the run as its budget would: final checkpoint and reason") {
@@ -355,7 +355,7 @@ TEST_CASE("GRPO through the graph: episodic groups learn CartPole from the retur
   Config config;
   config.run.seed = 5;
   config.run.algo = "grpo";
-  config.grpo.reward = "return";
+  config.grpo.reward = EpisodeScore::episode_return;
   config.run.max_env_steps = 60'000;
   const auto parts = default_graph_parts(config);
   auto result = train(config, parts);

@@ -132,8 +132,9 @@ TEST_CASE("a user stage scales every segment's rewards and the learner sees the 
 
 TEST_CASE("a stage that drops segments keeps them from the learner; their env steps count") {
   auto config = cartpole(10'000);
-  for (const char* mode : {"async", "sync"}) {
-    CAPTURE(mode);
+  for (auto mode : {RunMode::async, RunMode::sync}) {
+    const std::string mode_name(to_text(mode));
+    CAPTURE(mode_name);
     config.run.mode = mode;
     config.run.algo = "recording-ppo";
     auto graph = default_graph(config);

@@ -206,15 +206,16 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
   s.valid = {valid.data(), {T, E}};
   s.groups = {0, 0, 1, 1};
   CHECK(grpo_mismatch(s).empty());
-  CHECK(episode_scores(s, "success") == std::vector<float>{1, 0, 0, 0});
-  const auto returns = episode_scores(s, "return");  // invalid steps do not count
+  CHECK(episode_scores(s, EpisodeScore::success) == std::vector<float>{1, 0, 0, 0});
+  const auto returns =
+      episode_scores(s, EpisodeScore::episode_return);  // invalid steps do not count
   CHECK(returns[0] == doctest::Approx(1.5));
   CHECK(returns[1] == doctest::Approx(0.6));
   CHECK(returns[2] == doctest::Approx(2));
   CHECK(returns[3] == doctest::Approx(3));
   // Success: group 0 only; valid cells of envs 0 and 1: (0,0) (0,1) (1,0) (1,1) (2,1).
-  CHECK(informative_samples(s, "success") == 5);
-  const auto b = make_grpo_batch({s}, "success", 6);
+  CHECK(informative_samples(s, EpisodeScore::success) == 5);
+  const auto b = make_grpo_batch({s}, EpisodeScore::success, 6);
   REQUIRE(b.size() == 5);
   const std::vector<float> rows = {0, 1, 4, 5, 9};
   for (int64_t k = 0; k < 5; ++k) {
@@ -229,7 +230,7 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
   CHECK(b.policy_lag.samples == std::vector<uint64_t>{1, 2, 2});
   CHECK_FALSE(b.reference_log_probs.defined());
   // Under the return reward both groups differ: every valid step trains.
-  CHECK(informative_samples(s, "return") == 7);
+  CHECK(informative_samples(s, EpisodeScore::episode_return) == 7);
 
   msg::TrajectorySegment continuous = s;
   continuous.valid = {};

@@ -170,7 +170,7 @@ TEST_CASE("version announcement, control command and metrics round-trip") {
   auto e = read(build(ControlCommand{Command::evaluate, 100, {}}));
   REQUIRE(e);
   CHECK(e->kind == Command::evaluate);
-  CHECK(command_name(e->kind) == "evaluate");
+  CHECK(to_text(e->kind) == "evaluate");
   // A kind from a newer peer that this build does not know is refused by name.
   auto unknown = read(build(ControlCommand{static_cast<Command>(6), 101, {}}));
   REQUIRE_FALSE(unknown);

@@ -75,7 +75,7 @@ size_t overlapping(std::vector<Span> a, std::vector<Span> b) {
   return n;
 }
 
-Config small_cartpole(const std::string& mode) {
+Config small_cartpole(RunMode mode) {
   Config c;
   c.run.mode = mode;
   c.run.seed = 11;
@@ -97,7 +97,7 @@ const std::set<std::string> training_spans = {"prepare_batch", "gradient_step"};
 
 TEST_CASE("the trace is valid JSON with a track per lane and actor, and spans of every lane") {
   TrainingResult result;
-  const auto t = traced_run(small_cartpole("async"), "test_pipeline_async.json", &result);
+  const auto t = traced_run(small_cartpole(RunMode::async), "test_pipeline_async.json", &result);
   CHECK(t.lanes == std::map<int, std::string>{{1, "sampling lane"},
                                               {2, "inference lane"},
                                               {3, "training lane"},
@@ -135,7 +135,7 @@ TEST_CASE("the trace is valid JSON with a track per lane and actor, and spans of
 
 TEST_CASE("sync mode serialises: no env step overlaps training, and nothing trains stale") {
   TrainingResult result;
-  const auto t = traced_run(small_cartpole("sync"), "test_pipeline_sync.json", &result);
+  const auto t = traced_run(small_cartpole(RunMode::sync), "test_pipeline_sync.json", &result);
   const auto steps = t.named({"env_step"});
   const auto training = t.named(training_spans);
   REQUIRE(steps.size() > 1000);
@@ -151,7 +151,7 @@ TEST_CASE("sync mode serialises: no env step overlaps training, and nothing trai
 }
 
 TEST_CASE("with a slow trainer every queue stays within its bound") {
-  Config c = small_cartpole("async");
+  Config c = small_cartpole(RunMode::async);
   c.run.max_env_steps = 30'000;
   c.ppo.epochs = 30;  // a trainer far slower than the samplers
   auto result = train(c, default_graph_parts(c));
@@ -178,7 +178,7 @@ TEST_CASE("with a slow trainer every queue stays within its bound") {
 }
 
 TEST_CASE("inference and training compute with the LibTorch threads set for their lane") {
-  Config c = small_cartpole("async");
+  Config c = small_cartpole(RunMode::async);
   c.run.max_env_steps = 10'000;
   c.graph.torch_threads = 1;
   c.graph.inference_torch_threads = 2;
@@ -195,7 +195,7 @@ TEST_CASE("inference and training compute with the LibTorch threads set for thei
 }
 
 TEST_CASE("async learns CartPole as well as sync with the same seeds and env-step budget") {
-  auto learned = [](const std::string& mode) {
+  auto learned = [](RunMode mode) {
     Config c;
     c.run.mode = mode;
     c.run.seed = 7;
@@ -207,12 +207,12 @@ TEST_CASE("async learns CartPole as well as sync with the same seeds and env-ste
     REQUIRE_MESSAGE(result, result.error().message());
     auto eval = evaluate_weights(parts, c, result->weights);
     REQUIRE(eval);
-    MESSAGE(mode, ": eval mean return ", eval->mean_return, " after ", result->status.env_steps,
-            " env steps, version ", result->status.version);
+    MESSAGE(to_text(mode), ": eval mean return ", eval->mean_return, " after ",
+            result->status.env_steps, " env steps, version ", result->status.version);
     return eval->mean_return;
   };
-  const double sync = learned("sync");
-  const double async = learned("async");
+  const double sync = learned(RunMode::sync);
+  const double async = learned(RunMode::async);
   CHECK(sync >= 450.0);
   CHECK(async >= 450.0);
   CHECK(std::abs(async - sync) <= 50.0);
@@ -221,7 +221,7 @@ TEST_CASE("async learns CartPole as well as sync with the same seeds and env-ste
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {
   Config c;
   c.env.name = "synthetic";
-  c.model.policy = "null";
+  c.model.policy = PolicyKind::null;
   c.run.max_env_steps = 50'000;
   c.graph.envs_per_sampler = 64;
   auto result = train(c, default_graph_parts(c));

@@ -133,7 +133,7 @@ TEST_CASE("SFT lowers the loss and the fitted policy reproduces the demonstrated
   auto set = read_demonstrations(dataset());
   REQUIRE(set);
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 3);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 3);
   SftConfig c;
   c.epochs = 150;
   c.minibatch_size = 32;
@@ -165,7 +165,7 @@ TEST_CASE("demonstrations that do not fit the policy are refused by name") {
   auto other = small_cameras();
   other.image_size = 32;
   const auto spec = envs::tabletop::env_spec(other);
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 3);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 3);
   auto report = fit_demonstrations(policy, spec, *set, SftConfig{});
   REQUIRE_FALSE(report);
   CHECK(report.error().message().find("demonstration 0 (lift/") == 0);
@@ -174,7 +174,7 @@ TEST_CASE("demonstrations that do not fit the policy are refused by name") {
 
 TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   FlatParameters flat(policy);
   torch::optim::Adam adam(policy.parameters(), torch::optim::AdamOptions(1e-3));
   PolicyInput input{at::randn({4, 10}), at::randint(0, 255, {4, 2, 16, 16, 3}, at::kByte),
@@ -187,7 +187,7 @@ TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters
   Config config;
   config.env.name = "tabletop";
   config.env.tabletop = small_cameras();
-  config.model.preset = "tiny";
+  config.model.preset = VlaPreset::tiny;
   CheckpointState state;
   state.version = 42;
   state.env_steps = 123456;
@@ -211,7 +211,7 @@ TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters
   CHECK_FALSE(from_hex("0g"));
   CHECK(dump_config(loaded->config) == dump_config(config));
 
-  VlaPolicy restored(spec, vla_preset("tiny").value(), 99);
+  VlaPolicy restored(spec, vla_size(VlaPreset::tiny), 99);
   FlatParameters restored_flat(restored);
   REQUIRE(restored_flat.load(*msg::read(loaded->weights)));
   auto g1 = at::make_generator<at::CPUGeneratorImpl>(1),
@@ -232,7 +232,7 @@ TEST_CASE("the checkpoint store keeps the last N and the best, and names the lat
   const std::string logdir = "test_sft_store";
   fs::remove_all(logdir);
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   FlatParameters flat(policy);
   Config config;
   CheckpointStore store(logdir, 2);
@@ -260,7 +260,7 @@ TEST_CASE("an evaluation recorded later can make a checkpoint the best; --init r
   const std::string logdir = "test_sft_record";
   fs::remove_all(logdir);
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   FlatParameters flat(policy);
   Config config;
   CheckpointStore store(logdir, 3);
@@ -284,13 +284,13 @@ TEST_CASE("an evaluation recorded later can make a checkpoint the best; --init r
   CHECK(resolve_checkpoint(logdir).value() == dirs[1]);
   auto weights = load_initial_weights(logdir);
   REQUIRE_MESSAGE(weights, weights.error().message());
-  VlaPolicy other(spec, vla_preset("tiny").value(), 77);
+  VlaPolicy other(spec, vla_size(VlaPreset::tiny), 77);
   REQUIRE(load_into(other, *weights));
   CHECK(at::equal(FlatParameters(other).flat(), flat.flat()));
   auto missing = load_initial_weights("no/such/checkpoint");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message().find("no/such/checkpoint") != std::string::npos);
-  VlaPolicy wider(spec, vla_preset("small").value(), 5);
+  VlaPolicy wider(spec, vla_size(VlaPreset::small), 5);
   auto misfit = load_into(wider, *weights);
   REQUIRE_FALSE(misfit);
   CHECK(misfit.error().message().find("does not fit this policy") != std::string::npos);
@@ -298,7 +298,7 @@ TEST_CASE("an evaluation recorded later can make a checkpoint the best; --init r
 
 TEST_CASE("the learner's shuffling state survives a checkpoint") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   PpoLearner a(policy, PpoConfig{}, 3), b(policy, PpoConfig{}, 4);
   CHECK(a.rng_state() != b.rng_state());
   REQUIRE(b.set_rng_state(a.rng_state()));
@@ -336,7 +336,7 @@ TEST_CASE("lagging samples are clipped around the learner's policy, not the one 
   c.epochs = 1;
   c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
   auto first_step = [&](uint64_t lag) {
-    VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+    VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
     return PpoLearner(policy, c, 1).update(acted_batch(policy, input, lag));
   };
   // Fresh samples: the ratio to the behaviour policy is e^0.5, outside the clip range for all.
@@ -352,7 +352,7 @@ TEST_CASE("lagging samples are clipped around the learner's policy, not the one 
 TEST_CASE("an update reports its lagging samples' importance weights") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   PpoConfig c;
   c.epochs = 1;
   c.minibatch_size = 6;
@@ -380,7 +380,7 @@ TEST_CASE("a learning rate set on the learner is the rate of its next update") {
   // Adam's first step moves each parameter by lr * g / (|g| + eps): at most lr, and nearly lr
   // for the parameters with the largest gradients.
   auto largest_move = [&](std::optional<double> rate) {
-    VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+    VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
     FlatParameters flat(policy);
     const auto before = flat.flat().clone();
     PpoLearner learner(policy, c, 1);
@@ -398,7 +398,7 @@ TEST_CASE("a learning rate set on the learner is the rate of its next update") {
 
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
-  VlaPolicy policy(spec, vla_preset("tiny").value(), 5);
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
   PolicyInput input{at::randn({6, 10}), at::randint(0, 255, {6, 2, 16, 16, 3}, at::kByte),
                     at::randint(1, 12, {6, 12}, at::kLong)};
   auto g = at::make_generator<at::CPUGeneratorImpl>(3);

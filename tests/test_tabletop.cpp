@@ -12,6 +12,8 @@
 #include <set>
 #include <thread>
 
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
 #include <dvla/envs/tabletop/mujoco_errors.hpp>
 #include <dvla/envs/tabletop/scripted_expert.hpp>
@@ -388,9 +390,21 @@ TEST_CASE("bad tabletop settings are refused by name") {
   CHECK_THROWS_WITH_AS(TabletopBatch(c, 1),
                        "unknown tabletop suite 'kitchen' (lift, push, place_bowl, stack, mixed)",
                        std::invalid_argument);
-  c = TabletopConfig{};
-  c.physics = "exact";
-  CHECK_THROWS_AS(TabletopBatch(c, 1), std::invalid_argument);
+  // Its settings belong to the env (envs/env_registry.hpp): an unknown physics is refused by
+  // name, and a bad image size by the env's own check.
+  dvla::envs::EnvConfig config;
+  auto tabletop = dvla::envs::EnvRegistry::builtin().find("tabletop");
+  REQUIRE(tabletop);
+  const auto settings = (*tabletop)->settings(config);
+  const auto* physics = dvla::find_setting(settings, "tabletop.physics");
+  REQUIRE(physics);
+  CHECK(dvla::set_setting(*physics, "exact").error().message() ==
+        "config key 'tabletop.physics': 'exact' is not fast or reference");
+  REQUIRE(dvla::set_setting(*physics, "reference"));
+  CHECK(config.tabletop.physics == Physics::reference);
+  config.tabletop.image_size = 8;
+  CHECK((*tabletop)->validate(config).error().message() ==
+        "tabletop.image_size must be in 16..512");
   c = TabletopConfig{};
   TabletopBatch b(c, 1);
   b.reset({1});

@@ -153,7 +153,7 @@ TEST_CASE("the graph trains a TorchScript policy on CartPole") {
   Config config;
   config.run.seed = 11;
   config.run.max_env_steps = 150'000;  // async runs vary; this leaves room above the bar
-  config.model.policy = "torchscript";
+  config.model.policy = PolicyKind::torchscript;
   config.model.torchscript = cartpole_module();
   const auto parts = default_graph_parts(config);
   auto result = train(config, parts);

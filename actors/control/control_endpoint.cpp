@@ -56,8 +56,7 @@ Ack on_command(self_ptr self, const msg::ControlFrame& frame) {
       break;
   }
   return make_error(errc::bad_setup, s.setup.name + " does not take '" +
-                                         std::string(msg::command_name(command->kind)) +
-                                         "' orders");
+                                         std::string(to_text(command->kind)) + "' orders");
 }
 
 control_endpoint_actor::behavior_type endpoint(self_ptr self, ControlEndpointSetup setup) {

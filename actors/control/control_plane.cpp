@@ -47,7 +47,7 @@ void round(self_ptr self, msg::Command kind, const msg::ControlFrame& frame,
             },
             [self, name = e->name, kind](caf::error& err) {
               self->quit(make_error(errc::no_answer, name + " did not acknowledge '" +
-                                                         std::string(msg::command_name(kind)) +
+                                                         std::string(to_text(kind)) +
                                                          "': " + describe(err)));
             });
 }
@@ -84,7 +84,7 @@ caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) 
   const auto kind = command->kind;
   if (kind != msg::Command::ping && kind != msg::Command::pause && kind != msg::Command::resume)
     return make_error(errc::bad_setup, "the control plane does not take '" +
-                                           std::string(msg::command_name(kind)) + "' orders");
+                                           std::string(to_text(kind)) + "' orders");
   auto promise = self->make_response_promise<uint64_t>();
   round(self, kind, frame,
         [promise, id = command->request_id](double) mutable { promise.deliver(id); });

@@ -125,7 +125,7 @@ void build_trainer(Builder& b) {
   t.seed = c.run.seed;
   t.checkpoint_root = c.run.logdir;
   t.resume = b.context.resume;
-  if (c.run.mode == "sync") {
+  if (c.run.mode == RunMode::sync) {
     for (const auto& g : b.graph.env_groups)
       t.lock_step_samplers += static_cast<size_t>(g.samplers);
   }
@@ -204,7 +204,7 @@ void build_samplers(Builder& b) {
       setup.segments_in_flight = c.graph.segments_in_flight;
       setup.step_budget = budgets[id];
       setup.group_size = collection.group_size;
-      setup.lock_step = c.run.mode == "sync";
+      setup.lock_step = c.run.mode == RunMode::sync;
       setup.track = b.track(setup.name, Lane::sampling);
       if (b.context.pools)
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);

@@ -168,7 +168,7 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
   if (!config.run.trace.empty())
     if (auto writable = tracer->write_chrome_trace(config.run.trace); !writable)
       return writable.error();
-  if (config.model.device == "cuda" && !torch::cuda::is_available())
+  if (config.model.device == Device::cuda && !torch::cuda::is_available())
     return Error(
         "model.device=cuda: this LibTorch sees no CUDA device (it was built without CUDA, as "
         "Debian's is, or there is no GPU); docs/gpu.md says how to build against a CUDA LibTorch");

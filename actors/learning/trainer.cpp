@@ -177,7 +177,7 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   }
   s.batch_lag = batch.policy_lag;
   s.learner->set_learning_rate(s.learning_rates.at(
-      c.ppo.learning_rate_schedule_unit == "samples" ? s.samples_trained : s.version));
+      c.ppo.learning_rate_schedule_unit == ScheduleUnit::samples ? s.samples_trained : s.version));
   s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;

@@ -287,8 +287,7 @@ caf::result<uint64_t> on_control(self_ptr self, const msg::ControlFrame& frame) 
     case msg::Command::checkpoint:
     case msg::Command::evaluate:
       return make_error(errc::bad_setup, s.setup.name + " does not take '" +
-                                             std::string(msg::command_name(command->kind)) +
-                                             "' orders");
+                                             std::string(to_text(command->kind)) + "' orders");
   }
   return command->request_id;
 }

@@ -4,26 +4,10 @@
 
 namespace dvla::actors {
 
-const char* to_string(errc e) {
-  switch (e) {
-    case errc::malformed_message:
-      return "malformed_message";
-    case errc::incompatible_message:
-      return "incompatible_message";
-    case errc::actor_failed:
-      return "actor_failed";
-    case errc::no_answer:
-      return "no_answer";
-    case errc::bad_setup:
-      return "bad_setup";
-  }
-  return "unknown";
-}
-
 std::string describe(const caf::error& e) {
   if (!e) return "no error";
   if (e.category() == caf::atom("dvla")) {
-    std::string text = to_string(static_cast<errc>(e.code()));
+    std::string text(to_text(static_cast<errc>(e.code())));
     if (e.context().match_elements<std::string>())
       text += ": " + e.context().get_as<std::string>(0);
     return text;

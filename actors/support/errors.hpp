@@ -3,8 +3,13 @@
 #include <caf/error.hpp>
 #include <caf/make_message.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include <dvla/core/enum_text.hpp>
 
 namespace dvla::actors {
 
@@ -16,7 +21,23 @@ enum class errc : uint8_t {
   bad_setup,              // an actor could not be built from its setup
 };
 
-const char* to_string(errc e);
+}  // namespace dvla::actors
+
+namespace dvla {
+
+template <>
+struct EnumNames<actors::errc> {
+  static constexpr std::array<std::pair<actors::errc, std::string_view>, 5> names{
+      {{actors::errc::malformed_message, "malformed_message"},
+       {actors::errc::incompatible_message, "incompatible_message"},
+       {actors::errc::actor_failed, "actor_failed"},
+       {actors::errc::no_answer, "no_answer"},
+       {actors::errc::bad_setup, "bad_setup"}}};
+};
+
+}  // namespace dvla
+
+namespace dvla::actors {
 
 inline caf::error make_error(errc code, std::string message) {
   return caf::error(static_cast<uint8_t>(code), caf::atom("dvla"),

@@ -44,7 +44,7 @@ typename Inspector::result_type inspect(Inspector& f, Frame<K>& x) {
   } else {
     // Printing (to_string): a summary, not the bytes.
     std::string summary =
-        std::string(kind_name(K)) + " frame of " + std::to_string(x.size()) + " bytes";
+        std::string(to_text(K)) + " frame of " + std::to_string(x.size()) + " bytes";
     return f(caf::meta::type_name("dvla::Frame"), summary);
   }
 }

@@ -52,10 +52,10 @@ struct ToTarget {
   double policy_lag_mean = 0;
 };
 
-Expected<ToTarget> run_to_target(Config config, const std::string& mode) {
+Expected<ToTarget> run_to_target(Config config, RunMode mode) {
   config.run.mode = mode;
   auto result = train(config, default_graph_parts(config));
-  if (!result) return result.error().within(mode + " run");
+  if (!result) return result.error().within(std::string(to_text(mode)) + " run");
   ToTarget t;
   const auto& s = result->status;
   t.wall_seconds = s.wall_seconds;
@@ -102,9 +102,9 @@ Expected<json> bench_efficiency(const BenchOptions& options) {
   uint64_t sync_total = 0, async_total = 0;
   for (int i = 0; i < options.seeds; ++i) {
     config->run.seed = first_seed + static_cast<uint64_t>(i);
-    auto sync = run_to_target(*config, "sync");
+    auto sync = run_to_target(*config, RunMode::sync);
     if (!sync) return sync.error().within("seed " + std::to_string(config->run.seed));
-    auto async = run_to_target(*config, "async");
+    auto async = run_to_target(*config, RunMode::async);
     if (!async) return async.error().within("seed " + std::to_string(config->run.seed));
     json row = {{"seed", config->run.seed}, {"sync", to_json(*sync)}, {"async", to_json(*async)}};
     std::string step_ratio = "-", wall_ratio = "-";

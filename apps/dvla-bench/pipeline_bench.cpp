@@ -64,19 +64,19 @@ struct ModeRun {
   LaneReport lanes;
 };
 
-Expected<ModeRun> run_mode(Config config, const std::string& mode) {
+Expected<ModeRun> run_mode(Config config, RunMode mode) {
   config.run.mode = mode;
   auto result = train(config, default_graph_parts(config));
-  if (!result) return result.error().within(mode + " run");
+  if (!result) return result.error().within(std::string(to_text(mode)) + " run");
   return ModeRun{result->status.steps_per_second, result->status, result->lanes};
 }
 
 Expected<json> compare(const Workload& w, int cores) {
   fmt::print("{}: {} ({} env steps per mode)\n", w.name, w.description, w.config.run.max_env_steps);
   std::fflush(stdout);
-  auto sync = run_mode(w.config, "sync");
+  auto sync = run_mode(w.config, RunMode::sync);
   if (!sync) return sync.error();
-  auto async = run_mode(w.config, "async");
+  auto async = run_mode(w.config, RunMode::async);
   if (!async) return async.error();
   const double speedup = async->steps_per_second / sync->steps_per_second;
   const double ideal = ideal_speedup(sync->lanes, sync->status.env_steps, cores);

@@ -18,7 +18,7 @@ using nlohmann::json;
 Config runtime_config(const BenchOptions& o, int samplers) {
   Config c;
   c.env.name = "synthetic";
-  c.model.policy = "null";
+  c.model.policy = PolicyKind::null;
   c.graph.samplers = samplers;
   c.graph.envs_per_sampler = 256;
   c.run.max_env_steps = o.steps > 0 ? o.steps : 4'000'000;

@@ -161,7 +161,7 @@ void add_evaluation(json& summary, const EvaluationResult& eval) {
 
 void add_run(json& summary, const Config& config) {
   summary["env"] = config.env.name;
-  summary["mode"] = config.run.mode;
+  summary["mode"] = dvla::to_text(config.run.mode);
   summary["algo"] = config.run.algo;
   summary["seed"] = config.run.seed;
   summary["blas"] = dvla::loaded_blas();
@@ -235,7 +235,7 @@ int train(const dvla::apps::PpoOptions& options) {
   fmt::print(
       "dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
       "{} env steps\nBLAS: {}\n",
-      config.run.mode, config.run.algo, config.env.name, config.graph.samplers,
+      dvla::to_text(config.run.mode), config.run.algo, config.env.name, config.graph.samplers,
       config.graph.envs_per_sampler, config.graph.inference_replicas, config.run.seed,
       config.run.max_env_steps, dvla::loaded_blas());
   std::fflush(stdout);

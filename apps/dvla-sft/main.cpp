@@ -179,7 +179,8 @@ int train(dvla::apps::CommandLine& line) {
   if (!policy) return fmt::print(stderr, "dvla-sft train: {}\n", policy.error().message()), 2;
   FlatParameters parameters(**policy);
   fmt::print("dvla-sft train: {} demonstrations of suite {}, policy {} ({} parameters)\n",
-             data->episodes.size(), data->header.suite, config.model.policy, parameters.size());
+             data->episodes.size(), data->header.suite, dvla::to_text(config.model.policy),
+             parameters.size());
   auto report = fit_demonstrations(**policy, spec, *data, sft, [&](int epoch, double loss) {
     if (epoch % 5 == 0 || epoch + 1 == sft.epochs)
       fmt::print("epoch {:>3}: loss {:.4f}\n", epoch, loss);

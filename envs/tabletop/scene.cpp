@@ -33,20 +33,6 @@ mjModel* load_model() {
 
 }  // namespace
 
-const char* color_name(Color c) {
-  switch (c) {
-    case Color::red:
-      return "red";
-    case Color::green:
-      return "green";
-    case Color::blue:
-      return "blue";
-    case Color::yellow:
-      return "yellow";
-  }
-  return "unknown";
-}
-
 std::shared_ptr<const Scene> Scene::load(Physics physics) {
   return std::shared_ptr<const Scene>(new Scene(load_model(), physics));
 }
@@ -77,7 +63,7 @@ Scene::Scene(mjModel* m, Physics physics) : model_(m), physics_(physics) {
   i.front_camera = id_of(m, mjOBJ_CAMERA, "front");
   i.wrist_camera = id_of(m, mjOBJ_CAMERA, "wrist");
   for (int c = 0; c < cube_count; ++c) {
-    const std::string name = std::string("cube_") + color_name(static_cast<Color>(c));
+    const std::string name = std::string("cube_") + std::string(to_text(static_cast<Color>(c)));
     i.cube_body[c] = id_of(m, mjOBJ_BODY, name);
     i.cube_geom[c] = id_of(m, mjOBJ_GEOM, name);
     const int joint = id_of(m, mjOBJ_JOINT, name);

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include <dvla/envs/tabletop/tabletop_config.hpp>
+
 struct mjModel_;
 typedef struct mjModel_ mjModel;
 
@@ -13,11 +15,23 @@ namespace dvla::envs::tabletop {
 constexpr int cube_count = 4;
 constexpr double cube_half_size = 0.02;
 enum class Color { red, green, blue, yellow };
-const char* color_name(Color c);
 
-// Physics settings: fast (4 ms x 12 substeps, condim 3) for RL; reference (2 ms x 25, condim 4)
-// as a fidelity check. Both give a 48-50 ms control step.
-enum class Physics { fast, reference };
+}  // namespace dvla::envs::tabletop
+
+namespace dvla {
+
+template <>
+struct EnumNames<envs::tabletop::Color> {
+  static constexpr std::array<std::pair<envs::tabletop::Color, std::string_view>, 4> names{
+      {{envs::tabletop::Color::red, "red"},
+       {envs::tabletop::Color::green, "green"},
+       {envs::tabletop::Color::blue, "blue"},
+       {envs::tabletop::Color::yellow, "yellow"}}};
+};
+
+}  // namespace dvla
+
+namespace dvla::envs::tabletop {
 
 struct SceneIds {
   int hand_body, target_mocap, bowl_mocap, zone_mocap, bowl_body, zone_body;

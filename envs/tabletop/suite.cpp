@@ -30,7 +30,7 @@ Expected<Suite> suite(const std::string& name) {
   Suite s;
   s.name = name;
   for (const auto& t : all_tasks()) {
-    if (name != "mixed" && name != family_name(t.family)) continue;
+    if (name != "mixed" && name != to_text(t.family)) continue;
     (is_heldout(t) ? s.heldout_tasks : s.train_tasks).push_back(t);
   }
   return s;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <dvla/envs/env_config.hpp>
+#include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
 #include <dvla/envs/tabletop/gl_context.hpp>
 #include <dvla/envs/tabletop/vocabulary.hpp>
@@ -137,12 +139,6 @@ class TabletopBatch::Workers {
 
 namespace {
 
-Physics physics_of(const std::string& name) {
-  if (name == "fast") return Physics::fast;
-  if (name == "reference") return Physics::reference;
-  throw std::invalid_argument("tabletop physics '" + name + "' is not fast or reference");
-}
-
 int thread_count(int configured, size_t envs) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int wanted = configured > 0 ? configured : cores;
@@ -175,7 +171,7 @@ TabletopBatch::TabletopBatch(const TabletopConfig& config, size_t envs) : config
     throw std::invalid_argument("tabletop image size " + std::to_string(config.image_size) +
                                 " is outside 16..512");
   if (config.threads < 0) throw std::invalid_argument("tabletop threads must not be negative");
-  const auto scene = Scene::load(physics_of(config.physics));
+  const auto scene = Scene::load(config.physics);
   CameraSettings cameras{config.image_size, config.front_camera, config.wrist_camera};
 
   spec_ = env_spec(config);
@@ -275,6 +271,42 @@ long TabletopBatch::warnings() const {
   long total = 0;
   for (auto w : warnings_) total += w;
   return total;
+}
+
+}  // namespace dvla::envs::tabletop
+
+namespace dvla::envs::tabletop {
+
+EnvEntry tabletop_env() {
+  EnvEntry e;
+  e.name = "tabletop";
+  e.settings = [](EnvConfig& config) {
+    auto& c = config.tabletop;
+    return std::vector<Setting>{
+        {"tabletop.suite", "tabletop suite: lift | push | place_bowl | stack | mixed", &c.suite},
+        {"tabletop.image_size", "tabletop camera images are this many pixels square (64 or 128)",
+         &c.image_size},
+        {"tabletop.front_camera", "tabletop: render the front camera", &c.front_camera},
+        {"tabletop.wrist_camera", "tabletop: render the wrist camera", &c.wrist_camera},
+        {"tabletop.threads",
+         "tabletop env threads per batch, each with a GL context (0: one per core)", &c.threads},
+        {"tabletop.physics", "tabletop physics: fast (4 ms x 12) | reference (2 ms x 25)",
+         enum_field(&c.physics)},
+    };
+  };
+  e.validate = [](const EnvConfig& config) -> Status {
+    const auto& t = config.tabletop;
+    if (auto s = suite(t.suite); !s) return s.error();
+    if (t.image_size < 16 || t.image_size > 512)
+      return Error("tabletop.image_size must be in 16..512");
+    if (t.threads < 0) return Error("tabletop.threads must not be negative");
+    return Status::ok();
+  };
+  e.spec = [](const EnvConfig& config) { return env_spec(config.tabletop); };
+  e.make = [](const EnvConfig& config, size_t n) -> std::unique_ptr<BatchedEnv> {
+    return std::make_unique<TabletopBatch>(config.tabletop, n);
+  };
+  return e;
 }
 
 }  // namespace dvla::envs::tabletop

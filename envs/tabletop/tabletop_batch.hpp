@@ -13,7 +13,15 @@
 #include <dvla/envs/tabletop/tabletop_config.hpp>
 #include <dvla/envs/tabletop/tabletop_env.hpp>
 
+namespace dvla::envs {
+struct EnvEntry;
+}
+
 namespace dvla::envs::tabletop {
+
+// The suite's entry in the env registry (envs/env_registry.hpp): "tabletop", with its settings
+// under tabletop.*.
+EnvEntry tabletop_env();
 
 // The spec of a batch with `config`, without building one (no GL context needed).
 EnvSpec env_spec(const TabletopConfig& config);

@@ -2,20 +2,6 @@
 
 namespace dvla::envs::tabletop {
 
-const char* family_name(Family f) {
-  switch (f) {
-    case Family::lift:
-      return "lift";
-    case Family::push:
-      return "push";
-    case Family::place_bowl:
-      return "place_bowl";
-    case Family::stack:
-      return "stack";
-  }
-  return "unknown";
-}
-
 int horizon(Family f) {
   switch (f) {
     case Family::lift:
@@ -31,13 +17,13 @@ int horizon(Family f) {
 }
 
 std::string task_name(const Task& t) {
-  std::string name = std::string(family_name(t.family)) + "/" + color_name(t.a);
-  if (t.family == Family::stack) name += std::string("-on-") + color_name(t.b);
+  std::string name = std::string(to_text(t.family)) + "/" + std::string(to_text(t.a));
+  if (t.family == Family::stack) name += std::string("-on-") + std::string(to_text(t.b));
   return name;
 }
 
 std::string instruction(const Task& t) {
-  const std::string a = color_name(t.a);
+  const std::string a = std::string(to_text(t.a));
   switch (t.family) {
     case Family::lift:
       return "pick up the " + a + " cube";
@@ -46,7 +32,7 @@ std::string instruction(const Task& t) {
     case Family::place_bowl:
       return "put the " + a + " cube in the bowl";
     case Family::stack:
-      return "stack the " + a + " cube on the " + color_name(t.b) + " cube";
+      return "stack the " + a + " cube on the " + std::string(to_text(t.b)) + " cube";
   }
   return "";
 }

@@ -11,7 +11,24 @@ namespace dvla::envs::tabletop {
 
 enum class Family { lift, push, place_bowl, stack };
 constexpr int family_count = 4;
-const char* family_name(Family f);
+
+}  // namespace dvla::envs::tabletop
+
+namespace dvla {
+
+template <>
+struct EnumNames<envs::tabletop::Family> {
+  static constexpr std::array<std::pair<envs::tabletop::Family, std::string_view>, 4> names{
+      {{envs::tabletop::Family::lift, "lift"},
+       {envs::tabletop::Family::push, "push"},
+       {envs::tabletop::Family::place_bowl, "place_bowl"},
+       {envs::tabletop::Family::stack, "stack"}}};
+};
+
+}  // namespace dvla
+
+namespace dvla::envs::tabletop {
+
 // Steps before truncation: about 2.3x the longest scripted success of the family.
 int horizon(Family f);
 

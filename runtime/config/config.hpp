@@ -2,10 +2,14 @@
 // Config: every setting of a run, as plain data. Each setting has a key ("ppo.learning_rate"); a
 // config file holds `key = value` lines, `--set key=value` sets one, and every command-line flag
 // of the apps is shorthand for one key. Unknown keys and bad values are errors that name them.
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include <dvla/core/enum_text.hpp>
 #include <dvla/core/expected.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/runtime/config/grpo_config.hpp>
@@ -13,14 +17,50 @@
 
 namespace dvla {
 
+// async: the Swimlane pipeline; sync: lock-step rounds (collect, train, distribute).
+enum class RunMode { async, sync };
+// The built-in policies (automatic: vla for envs with images or an instruction, mlp otherwise;
+// null: zero actions, no compute, for measuring the runtime).
+enum class PolicyKind { automatic, mlp, vla, torchscript, null };
+enum class VlaPreset { tiny, small, base, large };
+enum class Device { cpu, cuda };  // where policies compute
+
+template <>
+struct EnumNames<RunMode> {
+  static constexpr std::array<std::pair<RunMode, std::string_view>, 2> names{
+      {{RunMode::async, "async"}, {RunMode::sync, "sync"}}};
+};
+template <>
+struct EnumNames<PolicyKind> {
+  static constexpr std::array<std::pair<PolicyKind, std::string_view>, 5> names{
+      {{PolicyKind::automatic, "auto"},
+       {PolicyKind::mlp, "mlp"},
+       {PolicyKind::vla, "vla"},
+       {PolicyKind::torchscript, "torchscript"},
+       {PolicyKind::null, "null"}}};
+};
+template <>
+struct EnumNames<VlaPreset> {
+  static constexpr std::array<std::pair<VlaPreset, std::string_view>, 4> names{
+      {{VlaPreset::tiny, "tiny"},
+       {VlaPreset::small, "small"},
+       {VlaPreset::base, "base"},
+       {VlaPreset::large, "large"}}};
+};
+template <>
+struct EnumNames<Device> {
+  static constexpr std::array<std::pair<Device, std::string_view>, 2> names{
+      {{Device::cpu, "cpu"}, {Device::cuda, "cuda"}}};
+};
+
 struct RunConfig {
   uint64_t seed = 1;
   uint64_t max_env_steps = 500'000;
-  double max_seconds = 0;      // wall-clock budget of one train() call; 0: none
-  std::string mode = "async";  // async: the Swimlane pipeline; sync: lock-step rounds
-  std::string algo = "ppo";    // ppo | grpo
-  std::string logdir;          // where progress.jsonl and summary.json go; empty: nowhere
-  std::string trace;           // Chrome trace-event file of the lanes' spans; empty: none
+  double max_seconds = 0;  // wall-clock budget of one train() call; 0: none
+  RunMode mode = RunMode::async;
+  std::string algo = "ppo";  // a learner algorithm's name: ppo, grpo or one a program registered
+  std::string logdir;        // where progress.jsonl and summary.json go; empty: nowhere
+  std::string trace;         // Chrome trace-event file of the lanes' spans; empty: none
   int eval_episodes = 20;
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
   double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
@@ -46,13 +86,12 @@ struct GraphConfig {
 };
 
 struct ModelConfig {
-  std::string policy = "auto";  // auto | mlp | vla | torchscript; auto: vla for envs with
-                                // images or an instruction, mlp otherwise
+  PolicyKind policy = PolicyKind::automatic;
   std::vector<int64_t> hidden = {64, 64};  // mlp
-  std::string preset = "small";            // vla: tiny | small | base | large
+  VlaPreset preset = VlaPreset::small;     // vla
   std::string torchscript;                 // torchscript: path of the module file
   std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed
-  std::string device = "cpu";  // where policies compute: cpu | cuda
+  Device device = Device::cpu;
 };
 
 // The process's memory pools (gpu/memory_pools.hpp): host arenas reserved at these sizes

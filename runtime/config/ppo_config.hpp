@@ -1,18 +1,31 @@
 #pragma once
 // Settings of the PPO learner (plain data: no LibTorch here).
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+
+#include <dvla/core/enum_text.hpp>
 
 namespace dvla {
+
+// What the points of a learning-rate schedule count: policy versions (updates), or samples
+// trained (which grow alike per env step in sync and async mode, where versions do not).
+enum class ScheduleUnit { versions, samples };
+
+template <>
+struct EnumNames<ScheduleUnit> {
+  static constexpr std::array<std::pair<ScheduleUnit, std::string_view>, 2> names{
+      {{ScheduleUnit::versions, "versions"}, {ScheduleUnit::samples, "samples"}}};
+};
 
 struct PpoConfig {
   double learning_rate = 1e-3;
   // From given points on, other rates: "POINT:RATE,..."
   // (runtime/config/learning_rate_schedule.hpp).
   std::string learning_rate_schedule;
-  // What the schedule's points count: "versions" (policy updates) or "samples" (samples trained,
-  // which grow alike per env step in sync and async mode, where versions do not).
-  std::string learning_rate_schedule_unit = "versions";
+  ScheduleUnit learning_rate_schedule_unit = ScheduleUnit::versions;
   double gamma = 0.99;
   double gae_lambda = 0.95;
   double clip = 0.2;  // clip range of the importance ratio in the surrogate

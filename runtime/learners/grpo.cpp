@@ -28,7 +28,7 @@ std::vector<int64_t> training_rows(const msg::TrajectorySegment& s, const GroupA
   return rows;
 }
 
-GroupAdvantages advantages_of(const msg::TrajectorySegment& s, const std::string& reward) {
+GroupAdvantages advantages_of(const msg::TrajectorySegment& s, EpisodeScore reward) {
   return group_advantages(episode_scores(s, reward), s.groups);
 }
 
@@ -61,14 +61,14 @@ GroupAdvantages group_advantages(const std::vector<float>& scores,
   return out;
 }
 
-std::vector<float> episode_scores(const msg::TrajectorySegment& s, const std::string& reward) {
+std::vector<float> episode_scores(const msg::TrajectorySegment& s, EpisodeScore reward) {
   const int64_t E = s.envs();
   std::vector<float> scores(static_cast<size_t>(E), 0.f);
   for (int64_t t = 0; t < s.steps(); ++t)
     for (int64_t e = 0; e < E; ++e) {
       const int64_t cell = t * E + e;
       if (!is_valid(s, cell)) continue;
-      if (reward == "success")
+      if (reward == EpisodeScore::success)
         scores[static_cast<size_t>(e)] =
             std::max(scores[static_cast<size_t>(e)], static_cast<float>(s.success.data[cell] != 0));
       else
@@ -92,12 +92,12 @@ std::string grpo_mismatch(const msg::TrajectorySegment& s) {
   return {};
 }
 
-int64_t informative_samples(const msg::TrajectorySegment& s, const std::string& reward) {
+int64_t informative_samples(const msg::TrajectorySegment& s, EpisodeScore reward) {
   return static_cast<int64_t>(training_rows(s, advantages_of(s, reward)).size());
 }
 
 TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segments,
-                              const std::string& reward, uint64_t learner_version) {
+                              EpisodeScore reward, uint64_t learner_version) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, advantages;
   PolicyLagCounts lag;

@@ -11,6 +11,7 @@
 
 #include <dvla/core/expected.hpp>
 #include <dvla/messages/trajectory_segment.hpp>
+#include <dvla/runtime/config/grpo_config.hpp>
 #include <dvla/runtime/learners/training_batch.hpp>
 
 namespace dvla {
@@ -24,19 +25,19 @@ struct GroupAdvantages {
 GroupAdvantages group_advantages(const std::vector<float>& scores,
                                  const std::vector<int32_t>& groups);
 
-// Each env's episode score in an episodic segment: "success" (1 if it succeeded, else 0) or
-// "return" (its summed reward over valid steps).
-std::vector<float> episode_scores(const msg::TrajectorySegment& segment, const std::string& reward);
+// Each env's episode score in an episodic segment: success (1 if it succeeded, else 0) or its
+// return (its summed reward over valid steps), as grpo.reward says.
+std::vector<float> episode_scores(const msg::TrajectorySegment& segment, EpisodeScore reward);
 
 // Why `segment` cannot be used by GRPO (not episodic, or an episode that did not end); empty if
 // it can.
 std::string grpo_mismatch(const msg::TrajectorySegment& segment);
 
 // Valid steps of envs in informative groups: the samples `segment` adds to a GRPO batch.
-int64_t informative_samples(const msg::TrajectorySegment& segment, const std::string& reward);
+int64_t informative_samples(const msg::TrajectorySegment& segment, EpisodeScore reward);
 
 // The informative valid steps of `segments` with their group advantages.
 TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segments,
-                              const std::string& reward, uint64_t learner_version);
+                              EpisodeScore reward, uint64_t learner_version);
 
 }  // namespace dvla

@@ -11,17 +11,22 @@ namespace {
 
 Expected<std::shared_ptr<Policy>> build(const ModelConfig& model, const envs::EnvSpec& spec,
                                         uint64_t seed) {
-  std::string kind = model.policy;
-  if (kind == "auto") kind = spec.image_size() > 0 || spec.instruction_length > 0 ? "vla" : "mlp";
-  if (kind == "mlp") return make_actor_critic(spec, model.hidden, seed);
-  if (kind == "vla") {
-    auto size = vla_preset(model.preset);
-    if (!size) return size.error();
-    return std::shared_ptr<Policy>(std::make_shared<VlaPolicy>(spec, *size, seed));
+  auto kind = model.policy;
+  if (kind == PolicyKind::automatic)
+    kind = spec.image_size() > 0 || spec.instruction_length > 0 ? PolicyKind::vla : PolicyKind::mlp;
+  switch (kind) {
+    case PolicyKind::vla:
+      return std::shared_ptr<Policy>(
+          std::make_shared<VlaPolicy>(spec, vla_size(model.preset), seed));
+    case PolicyKind::torchscript:
+      return load_torchscript_policy(model.torchscript, spec);
+    case PolicyKind::null:
+      return std::shared_ptr<Policy>(std::make_shared<NullPolicy>(spec));
+    case PolicyKind::mlp:
+    case PolicyKind::automatic:
+      break;
   }
-  if (kind == "torchscript") return load_torchscript_policy(model.torchscript, spec);
-  if (kind == "null") return std::shared_ptr<Policy>(std::make_shared<NullPolicy>(spec));
-  return Error("model.policy '" + kind + "' is not available here");
+  return make_actor_critic(spec, model.hidden, seed);
 }
 
 }  // namespace
@@ -30,7 +35,7 @@ Expected<std::shared_ptr<Policy>> make_policy(const ModelConfig& model, const en
                                               uint64_t seed) {
   auto policy = build(model, spec, seed);
   // Every copy of the policy (trainer, replicas, evaluator) computes on model.device.
-  if (policy && model.device == "cuda") (*policy)->to(at::Device(at::kCUDA));
+  if (policy && model.device == Device::cuda) (*policy)->to(at::Device(at::kCUDA));
   return policy;
 }
 

@@ -12,12 +12,18 @@
 
 namespace dvla {
 
-Expected<VlaSize> vla_preset(const std::string& name) {
-  if (name == "tiny") return VlaSize{{8, 16, 16}, 16, 64, 1, 0};
-  if (name == "small") return VlaSize{{16, 32, 32}, 32, 256, 2, 0};
-  if (name == "base") return VlaSize{{32, 64, 64}, 64, 1024, 3, 1};
-  if (name == "large") return VlaSize{{64, 128, 256}, 256, 8192, 4, 2};
-  return Error("unknown VLA preset '" + name + "' (tiny, small, base, large)");
+VlaSize vla_size(VlaPreset preset) {
+  switch (preset) {
+    case VlaPreset::tiny:
+      return {{8, 16, 16}, 16, 64, 1, 0};
+    case VlaPreset::small:
+      return {{16, 32, 32}, 32, 256, 2, 0};
+    case VlaPreset::base:
+      return {{32, 64, 64}, 64, 1024, 3, 1};
+    case VlaPreset::large:
+      break;
+  }
+  return {{64, 128, 256}, 256, 8192, 4, 2};
 }
 
 namespace {

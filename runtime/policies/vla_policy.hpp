@@ -16,6 +16,7 @@
 
 #include <dvla/core/expected.hpp>
 #include <dvla/envs/env_spec.hpp>
+#include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 
 namespace dvla {
@@ -29,7 +30,7 @@ struct VlaSize {
 };
 
 // tiny (tests), small (default), base, large (hundreds of millions of parameters, for throughput).
-Expected<VlaSize> vla_preset(const std::string& name);
+VlaSize vla_size(VlaPreset preset);
 
 class ActionDistribution;
 
