@@ -23,6 +23,11 @@ namespace {
 
 // What the pieces of one build share.
 struct Builder {
+  Builder(caf::actor_system& sys, const Graph& g, const BuildContext& c)
+      : system(sys), graph(g), context(c), spec(g.env_groups.front().env_spec()) {
+    make_policy = [make = g.make_policy, spec = spec] { return make(spec); };
+  }
+
   caf::actor_system& system;
   const Graph& graph;
   const BuildContext& context;
@@ -222,9 +227,7 @@ void build_samplers(Builder& b) {
 
 BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context) {
   if (auto ok = check(graph, context.config); !ok) throw Failure(ok.error());
-  Builder b{system, graph, context, {}, graph.env_groups.front().env_spec(), {}, {},
-            {},     {},    {},      {}};
-  b.make_policy = [make = graph.make_policy, spec = b.spec] { return make(spec); };
+  Builder b(system, graph, context);
   build_learner(b);
   build_inference(b);
   build_trainer(b);

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include <dvla/actors/sampling/collection.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/gpu/pool_lease.hpp>
@@ -24,25 +25,14 @@ constexpr int max_malformed_answers = 3;
 // stops the run's progress, which train()'s watchdog reports (message_timeout_s).
 const auto data_plane = caf::infinite;
 
-// One buffer of a sampler's envs: its own env batch, segment and outstanding request. While one
-// buffer's envs step, another's observations are with inference (double buffering).
-struct EnvBuffer {
-  uint32_t index = 0;
-  std::unique_ptr<envs::BatchedEnv> env;
-  std::unique_ptr<SegmentBuilder> segment;
-  bool awaiting_answer = false;  // its observation request is out
-  bool holds_credit = false;     // its segment will ship: a credit is set aside for it
-  WaitSpan waiting_for_actions;
-};
-
 struct SamplerState {
   SamplerSetup setup;
+  std::unique_ptr<Collection> collection;  // how it collects: chosen once, from the setup
   std::vector<EnvBuffer> buffers;
   size_t envs = 0;  // over all buffers
   uint64_t observation_sequence = 0;
   uint64_t segment_sequence = 0;
   uint64_t counted_steps = 0;  // env steps within episodes (episodic: the valid ones)
-  uint64_t round = 0;          // episodic: rounds of episodes started
   int in_flight = 0;           // segments the trainer has not acknowledged
   int reserved = 0;            // credits set aside for segments about to ship
   bool paused = false;
@@ -136,36 +126,11 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   report(self);
 }
 
-bool episodic(const SamplerState& s) { return s.setup.group_size > 0; }
-
 bool budget_spent(const SamplerState& s) {
   return s.setup.step_budget > 0 && s.counted_steps >= s.setup.step_budget * s.envs;
 }
 
-// The seed stream of a buffer: buffer 0 keeps the sampler's own (as without double buffering).
-uint64_t seed_stream(const SamplerState& s, const EnvBuffer& b) {
-  return (uint64_t{b.index} << 32) | s.setup.id;
-}
-
-// Episodic: a round of episodes, each group of envs from one initial state of its own.
-void start_round(SamplerState& s, EnvBuffer& b) {
-  const auto envs = b.env->size();
-  const auto group = static_cast<size_t>(s.setup.group_size);
-  // Batch indices apart from the continuous samplers' (their ids) and from evaluation seeds.
-  const uint64_t index = (uint64_t{1} << 39) | (uint64_t{s.setup.id} << 24) | s.round++;
-  const auto group_seeds = envs::derive_seeds(s.setup.seed, index, envs / group);
-  std::vector<uint64_t> seeds(envs);
-  std::vector<int32_t> groups(envs);
-  for (size_t e = 0; e < envs; ++e) {
-    seeds[e] = group_seeds[e / group];
-    groups[e] = static_cast<int32_t>(e / group);
-  }
-  b.env->reset(seeds);
-  b.segment->start_episodes(std::move(groups));
-}
-
-void step(self_ptr self, EnvBuffer& b, const msg::ActionBatch& answer) {
-  auto& s = self->state;
+void step(SamplerState& s, EnvBuffer& b, const msg::ActionBatch& answer) {
   ScopedWork work(s.setup.track.get(), "env_step");
   b.segment->begin_step(b.env->output(), answer);
   b.env->step(answer.actions.data);
@@ -179,25 +144,30 @@ void step(self_ptr self, EnvBuffer& b, const msg::ActionBatch& answer) {
     s.unreported.episode_returns.push_back(out.episode_ends[e].episode_return);
     s.unreported.episode_successes.push_back(out.episode_ends[e].success);
   }
-  if (!episodic(s) && budget_spent(s)) s.draining = true;
 }
 
-// Episodic: once every episode of the round has ended the segment ships (no bootstrapping: there
-// is nothing after an ended episode) and the next round starts, unless the budget is spent.
-void end_round_if_done(self_ptr self, EnvBuffer& b) {
-  auto& s = self->state;
-  if (!b.segment->episodes_ended()) return;
-  const std::vector<float> no_bootstrap(b.env->size(), 0.f);
-  const bool last = budget_spent(s);
-  ship_segment(self, b, no_bootstrap.data(), last);
-  if (last)
-    s.draining = true;
-  else
-    start_round(s, b);
-}
+// The sampler as its collection strategy sees it.
+class Shell final : public SamplerShell {
+ public:
+  explicit Shell(self_ptr self) : self_(self) {}
+  void ship(EnvBuffer& b, const float* bootstrap_values, bool last) override {
+    ship_segment(self_, b, bootstrap_values, last);
+  }
+  void step(EnvBuffer& b, const msg::ActionBatch& answer) override {
+    dvla::actors::step(self_->state, b, answer);
+  }
+  bool budget_spent() const override { return dvla::actors::budget_spent(self_->state); }
+  bool draining() const override { return self_->state.draining; }
+  void drain() override { self_->state.draining = true; }
+  uint64_t seed() const override { return self_->state.setup.seed; }
+  uint32_t id() const override { return self_->state.setup.id; }
 
-// An answer for a buffer's current observations: it closes a full segment (its values bootstrap
-// it) and, unless the budget is spent, drives one step of the buffer's envs.
+ private:
+  self_ptr self_;
+};
+
+// An answer for a buffer's current observations: the collection strategy ships and steps with
+// it; then the buffer asks for its next actions, or the sampler finishes.
 void on_answer(self_ptr self, EnvBuffer& b, const msg::ActionFrame& frame) {
   auto& s = self->state;
   b.awaiting_answer = false;
@@ -213,35 +183,21 @@ void on_answer(self_ptr self, EnvBuffer& b, const msg::ActionFrame& frame) {
     return;
   }
   s.malformed_answers = 0;
-  const bool ships = !episodic(s) && !b.segment->empty() && (b.segment->full() || s.draining);
-  // Asked for before the budget ran out, the answer finds the segment final but no credit set
-  // aside: get one, then ask again.
-  if (ships && !b.holds_credit) return request_actions(self, b);
-  if (ships) {
-    ship_segment(self, b, answer->values.data, s.draining);
-    // Lock-step: these actions are of the old version; wait for the trainer, then ask again.
-    if (s.setup.lock_step && !s.draining) return request_actions(self, b);
-  }
-  if (s.draining || s.finished) return finish_if_done(self);
-  step(self, b, *answer);
-  if (episodic(s)) {
-    end_round_if_done(self, b);
-    if (s.draining) return finish_if_done(self);
-  }
+  Shell shell(self);
+  s.collection->on_answer(b, *answer, shell);
   request_actions(self, b);
+  finish_if_done(self);
 }
 
 void request_actions(self_ptr self, EnvBuffer& b) {
   auto& s = self->state;
   if (s.paused || b.awaiting_answer || s.finished) return;
-  if (s.draining && b.segment->empty()) return;  // nothing left to bootstrap
+  if (!s.collection->wants_actions(b, s.draining)) return;
   // Lock-step: after every segment, wait for the trainer's acknowledgement.
-  if (s.setup.lock_step && s.in_flight > 0) return s.waiting_for_credit.start("wait_credit");
-  // A segment that will ship with this answer (continuous: the answer bootstraps a full or final
-  // segment; episodic: a round starts) needs a credit, set aside now so that buffers cannot
-  // overdraw.
-  const bool ships = episodic(s) ? b.segment->empty() : b.segment->full() || s.draining;
-  if (ships && !b.holds_credit) {
+  if (!s.collection->may_request(s.in_flight)) return s.waiting_for_credit.start("wait_credit");
+  // A segment that will ship with this answer needs a credit, set aside now so that buffers
+  // cannot overdraw.
+  if (s.collection->next_answer_ships(b, s.draining) && !b.holds_credit) {
     if (s.in_flight + s.reserved >= s.setup.segments_in_flight)
       return s.waiting_for_credit.start("wait_credit");
     b.holds_credit = true;
@@ -292,9 +248,9 @@ caf::result<uint64_t> on_control(self_ptr self, const msg::ControlFrame& frame) 
   return command->request_id;
 }
 
-// Builds the buffers' envs and segments; checks that episodic collection can work with them.
+// Builds the buffers' envs and segments; checks that the collection can work with them.
 void build_buffers(SamplerState& s) {
-  const int count = s.setup.lock_step ? 1 : s.setup.env_buffers;
+  const int count = s.collection->buffers(s.setup.env_buffers);
   if (count < 1 || s.setup.envs % static_cast<size_t>(count) != 0)
     throw std::invalid_argument(s.setup.name + ": " + std::to_string(s.setup.envs) +
                                 " envs do not split into " + std::to_string(count) + " buffers");
@@ -303,18 +259,11 @@ void build_buffers(SamplerState& s) {
     b.index = static_cast<uint32_t>(i);
     b.env = s.setup.make_env(s.setup.envs / static_cast<size_t>(count));
     if (!b.env) throw std::invalid_argument(s.setup.name + ": the env factory returned nothing");
-    int64_t length = s.setup.segment_length;
-    if (episodic(s)) {
-      // A segment holds whole episodes: at least the env's time limit.
-      const int limit = b.env->spec().max_episode_steps;
-      if (limit <= 0)
-        throw std::invalid_argument(s.setup.name + ": grpo needs episodes that end, but env '" +
-                                    b.env->spec().name + "' has no time limit");
-      if (b.env->size() % static_cast<size_t>(s.setup.group_size) != 0)
-        throw std::invalid_argument(s.setup.name + ": groups of " +
-                                    std::to_string(s.setup.group_size) + " do not divide " +
-                                    std::to_string(b.env->size()) + " envs of a buffer");
-      length = std::max<int64_t>(length, limit);
+    int64_t length = 0;
+    try {
+      length = s.collection->segment_length(*b.env, s.setup.segment_length);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(s.setup.name + ": " + e.what());
     }
     b.segment = std::make_unique<SegmentBuilder>(
         b.env->spec(), static_cast<int64_t>(b.env->size()), length,
@@ -329,16 +278,13 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
   name_failures(self, setup.name);
   auto& s = self->state;
   s.setup = std::move(setup);
+  s.collection = make_collection(s.setup.group_size, s.setup.lock_step);
   build_buffers(s);
   return {
       [self](start_atom) {
         auto& s = self->state;
-        for (auto& b : s.buffers) {
-          if (episodic(s))
-            start_round(s, b);
-          else
-            b.env->reset(envs::derive_seeds(s.setup.seed, seed_stream(s, b), b.env->size()));
-        }
+        Shell shell(self);
+        for (auto& b : s.buffers) s.collection->start(b, shell);
         request_all(self);
       },
       [self](const msg::ControlFrame& frame) { return on_control(self, frame); },

@@ -1,16 +1,13 @@
 #pragma once
 // Sampler (lane 1): owns a batch of envs. Sends their observations to inference, steps them with
-// the actions that come back, and ships every segment_length steps to the trainer as a segment,
-// holding back once `segments_in_flight` segments are unacknowledged (backpressure). Its envs are
-// split into `env_buffers` buffers (double buffering): while one buffer's envs step, the
-// observations of another are with inference, so env time and forward passes overlap.
+// the actions that come back, and ships segments to the trainer, holding back once
+// `segments_in_flight` segments are unacknowledged (backpressure). Its envs are split into
+// `env_buffers` buffers (double buffering): while one buffer's envs step, the observations of
+// another are with inference, so env time and forward passes overlap.
 //
-// Episodic collection (GRPO, group_size > 0): every group of group_size envs starts from one
-// initial state, each env runs one episode, and the segment ships once all of them have ended
-// (steps after an env's episode ended are marked invalid); then the next round starts.
-//
-// Lock-step (mode = sync): one buffer, and the sampler stops after each segment until the trainer
-// acknowledges it.
+// This is the actor shell; how it collects is a strategy chosen once from its setup
+// (actors/sampling/collection.hpp): continuous segments (async), lock-step rounds (sync), or
+// episodic groups (GRPO, group_size > 0).
 //
 // Segments pass the graph's stages (user actors) in order on their way to the trainer; a stage
 // that drops one returns the credit at once (the sampler counts it in its report), and a dropped

@@ -242,9 +242,11 @@ int train(const dvla::apps::PpoOptions& options) {
 
   ProgressLog log(logdir, resume != nullptr);
   EvaluationLines evaluations;
+  // The default graph: one env group of the configured env, one inference pool, the built-in
+  // policy and learners (actors/graph/graph.hpp). A program of your own declares its own.
   const auto parts = dvla::default_graph_parts(config);
   auto result = dvla::train(
-      config, parts,
+      config, dvla::graph_of(config, parts),
       [&](const RunStatus& s) {
         print_progress(s);
         evaluations.print_new(s);
