@@ -239,10 +239,15 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   std::visit(
       [&](const auto& report) {
         using T = std::decay_t<decltype(report)>;
-        if constexpr (std::is_same_v<T, msg::RejectionReport>)
+        if constexpr (std::is_same_v<T, msg::RejectionReport>) {
           s.tally->add_rejection();
-        else if constexpr (!std::is_same_v<T, msg::EvaluationReport>)  // those answer requests
+        } else if constexpr (std::is_same_v<T, msg::SamplingReport>) {
+          if (auto added = s.tally->add(report); !added)
+            report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
+                            m->source + ": " + added.error().message());
+        } else if constexpr (std::is_same_v<T, msg::LearningReport>) {
           s.tally->add(report);
+        }  // evaluation reports answer the supervisor's requests: they come there
       },
       m->report);
   to_observers(self, frame);

@@ -16,9 +16,6 @@ struct EvaluationSummary : msg::EvaluationReport {
   uint64_t env_steps = 0;  // collected by the run when that version was taken for evaluation
 };
 
-// The learner's last update, averaged over its gradient steps.
-using LearnerSummary = msg::LearnerStats;
-
 // Control round trips: the supervisor to every actor's control endpoint and back, timed from the
 // first command sent to the last acknowledgement (control.ping_interval_s apart).
 struct ControlSummary {
@@ -57,7 +54,7 @@ struct RunStatus {
   uint64_t samples_trained = 0;
   uint64_t dropped_stale = 0;      // env steps dropped by the staleness bound
   uint64_t rejected_messages = 0;  // malformed messages refused by any actor
-  LearnerSummary learner;          // the last update
+  msg::LearnerStats learner;       // the last update, averaged over its gradient steps
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
   ControlSummary control;

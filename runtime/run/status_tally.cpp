@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <stdexcept>
 
 namespace dvla {
 namespace {
@@ -34,10 +33,10 @@ StatusTally::StatusTally(std::vector<std::string> groups, ResumedCounters resume
   for (auto& name : groups) status_.groups.push_back({std::move(name)});
 }
 
-void StatusTally::add(const msg::SamplingReport& r) {
+Status StatusTally::add(const msg::SamplingReport& r) {
   if (r.group >= status_.groups.size())
-    throw std::out_of_range("a sampling report names env group " + std::to_string(r.group) +
-                            " of " + std::to_string(status_.groups.size()));
+    return Error("a sampling report names env group " + std::to_string(r.group) + ", the run has " +
+                 std::to_string(status_.groups.size()));
   auto& group = status_.groups[r.group];
   auto& group_window = group_windows_[r.group];
   status_.env_steps += r.env_steps;
@@ -54,6 +53,7 @@ void StatusTally::add(const msg::SamplingReport& r) {
   status_.success_rate = run_window_.success_rate();
   group.mean_return = group_window.mean_return();
   group.success_rate = group_window.success_rate();
+  return Status::ok();
 }
 
 void StatusTally::add(const msg::LearningReport& r) {

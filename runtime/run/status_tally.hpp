@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <dvla/core/expected.hpp>
 #include <dvla/messages/metrics.hpp>
 #include <dvla/messages/version_announcement.hpp>
 #include <dvla/runtime/run/run_status.hpp>
@@ -25,7 +26,8 @@ class StatusTally {
   // on from `resumed`; each group counts from 0 in this process.
   explicit StatusTally(std::vector<std::string> groups, ResumedCounters resumed = {});
 
-  void add(const msg::SamplingReport& report);
+  // A report naming an env group the run does not have is refused (nothing is counted).
+  Status add(const msg::SamplingReport& report);
   void add(const msg::LearningReport& report);
   void add(const msg::VersionAnnouncement& version);
   // `env_steps`: the run's env steps when the evaluated version was taken.
