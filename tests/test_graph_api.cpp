@@ -164,6 +164,22 @@ TEST_CASE("a stage that drops segments keeps them from the learner; their env st
   }
 }
 
+TEST_CASE("a user actor that fails ends the run, naming it") {
+  auto config = cartpole(1'000'000);
+  auto graph = default_graph(config);
+  add_stage(graph, "broken", [](caf::actor_system& system) {
+    return system.spawn([](actors::stage_actor::pointer) -> actors::stage_actor::behavior_type {
+      return {[](const msg::SegmentFrame&) -> msg::SegmentFrame {
+        throw std::runtime_error("detector weights missing");
+      }};
+    });
+  });
+  auto result = train(config, graph);
+  REQUIRE_FALSE(result);
+  MESSAGE(result.error().message());
+  CHECK(result.error().message().find("stage/broken") != std::string::npos);
+}
+
 TEST_CASE("an observer receives every version the learner announces, and every update's report") {
   auto config = cartpole(20'000);
   auto graph = default_graph(config);

@@ -322,7 +322,10 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
     auto& s = self->state;
     if (s.stopping) return;
     const auto name = s.names.count(down.source) ? s.names[down.source] : std::string("an actor");
-    fail(self, down.reason ? describe(down.reason) : name + " stopped unexpectedly");
+    if (!down.reason) return fail(self, name + " stopped unexpectedly");
+    // dvla's actors name themselves in their exit reasons; a user's actor may not.
+    const auto why = describe(down.reason);
+    fail(self, why.find(name) != std::string::npos ? why : name + ": " + why);
   });
   // A child's end arrives twice (link and monitor): the down handler above deals with it.
   self->set_exit_handler([](caf::exit_msg&) {});
