@@ -15,5 +15,13 @@ using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
 using evaluated_atom = caf::atom_constant<caf::atom("evaluated")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
+using attach_atom = caf::atom_constant<caf::atom("attach")>;
+using delivered_atom = caf::atom_constant<caf::atom("delivered")>;
+using join_atom = caf::atom_constant<caf::atom("join")>;
+using ready_atom = caf::atom_constant<caf::atom("ready")>;
+using lost_atom = caf::atom_constant<caf::atom("lost")>;
+using acked_atom = caf::atom_constant<caf::atom("acked")>;
+using quorum_atom = caf::atom_constant<caf::atom("quorum")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
 
 }  // namespace dvla::actors

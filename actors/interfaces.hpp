@@ -5,9 +5,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <dvla/actors/atoms.hpp>
 #include <dvla/messages/frame.hpp>
+#include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/cluster/node_info.hpp>
 #include <dvla/runtime/run/run_status.hpp>
 
 namespace dvla::actors {
@@ -36,9 +39,21 @@ using trainer_actor = caf::typed_actor<
 using evaluator_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<msg::MetricsFrame>>;
 
-// Lane 4: copies one weight update into the staging buffer of every local inference replica;
-// answers with its version once all have it.
-using distributor_actor = caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>>;
+// Lane 4: copies one weight update into the staging buffer of every local inference replica and
+// passes it on to every distributor attached downstream (other nodes'); answers with its version
+// once all have it. (attach, name, distributor): another distributor joins downstream — it gets
+// the latest weights (the answer is their version, once it has them; before any weights, with the
+// first update) and every update after; it leaves when it ends. (A typed handle cannot name its own
+// type: the downstream travels as caf::actor and must be a distributor_actor.)
+using distributor_actor =
+    caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
+                     caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>>;
+
+// Where a sampler ships its segments: the trainer, or on a node of a multi-node run its uplink to
+// the coordinator. Acknowledges each segment with the learner's version (the sampler's credit);
+// (finished, sampler id): that sampler's final segment will not come.
+using segment_sink_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::with<uint64_t>,
+                                            caf::reacts_to<finished_atom, uint32_t>>;
 
 // Lane 1: steps its envs with actions from inference, sends segments to the trainer. Takes
 // pause and resume orders (from its control endpoint), answering with the request id.
@@ -50,24 +65,45 @@ using sampler_actor = caf::typed_actor<caf::reacts_to<start_atom>,
 using control_endpoint_actor =
     caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t, int64_t>>;
 
+// A lane actor's control endpoint, as the control plane addresses it.
+struct EndpointRef {
+  std::string name;  // the lane actor's
+  control_endpoint_actor handle;
+  bool takes_orders = false;  // pause and resume (samplers)
+  std::string node;           // the node it is on, in a multi-node run; empty: this process
+};
+
 // The control plane of a run (actors/control/control_plane.hpp): a command (ping, pause, resume)
 // to every control endpoint it concerns, answered with its request id once all acknowledged; a
 // ping round every control.ping_interval_s (ping_atom), its round trip sent to the supervisor.
+// (join, endpoints): a node's endpoints join; (lost, node): that node's leave.
 using control_plane_actor =
-    caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t>, caf::reacts_to<ping_atom>>;
+    caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t>, caf::reacts_to<ping_atom>,
+                     caf::reacts_to<join_atom, std::vector<EndpointRef>>,
+                     caf::reacts_to<lost_atom, std::string>>;
 
 // The supervisor of a run (actors/control/supervisor.hpp): gathers every actor's reports into
 // the run's status, passes them on to the observers, has checkpoints and evaluations taken on
 // schedule, and takes control commands from outside the graph. (finished, sampler id): that
 // sampler spent its budget.
-using supervisor_actor =
-    caf::typed_actor<caf::reacts_to<msg::MetricsFrame>, caf::reacts_to<msg::VersionFrame>,
-                     caf::reacts_to<finished_atom, uint32_t>, caf::reacts_to<ControlSummary>,
-                     caf::replies_to<status_atom>::with<RunStatus>,
-                     caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
-                     caf::replies_to<checkpoint_atom>::with<std::string, msg::WeightsFrame>,
-                     caf::replies_to<msg::ControlFrame>::with<uint64_t>,
-                     caf::reacts_to<shutdown_atom>>;
+using supervisor_actor = caf::typed_actor<
+    caf::reacts_to<msg::MetricsFrame>, caf::reacts_to<msg::VersionFrame>,
+    caf::reacts_to<finished_atom, uint32_t>, caf::reacts_to<ControlSummary>,
+    caf::replies_to<status_atom>::with<RunStatus>,
+    caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
+    caf::replies_to<checkpoint_atom>::with<std::string, msg::WeightsFrame>,
+    caf::replies_to<msg::ControlFrame>::with<uint64_t>, caf::reacts_to<shutdown_atom>,
+    // A multi-node run (actors/cluster/): a node joined with its assignment; its
+    // samplers started; it was lost (why); the learner acknowledged a segment of
+    // node N (bytes, policy lag, oldest version, the env steps and episodes it carried); a node's
+    // distributor took a weight update (its name, version, bytes); the samplers
+    // may start (the nodes are in, or the join timeout passed); (release): the
+    // run is over, the nodes are told to stop (answered with how many did).
+    caf::reacts_to<join_atom, NodeInfo, NodeAssignment>, caf::reacts_to<ready_atom, uint32_t>,
+    caf::reacts_to<lost_atom, uint32_t, std::string>,
+    caf::reacts_to<acked_atom, uint32_t, uint64_t, uint64_t, uint64_t, msg::MetricsFrame>,
+    caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>, caf::reacts_to<quorum_atom>,
+    caf::replies_to<release_atom>::with<uint32_t>>;
 
 // A user's stage on the data plane, between the samplers and the learner (reward shaping, a
 // learned success detector, filtering, recording): answers each segment with the segment to pass
@@ -81,5 +117,39 @@ using stage_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::with<ms
 // refusals; msg::read gives the typed report). Nothing waits for it.
 using observer_actor =
     caf::typed_actor<caf::reacts_to<msg::VersionFrame>, caf::reacts_to<msg::MetricsFrame>>;
+
+// ---- Across nodes (actors/cluster/) ----
+
+// A node of a multi-node run (its control plane): told to stop when the run ends (why); it
+// acknowledges, then stops.
+using node_actor = caf::typed_actor<caf::replies_to<shutdown_atom, std::string>::with<bool>>;
+
+// A sampler's uplink on a node: takes the sampler's segments and its reports and ships each
+// segment to the coordinator together with the env steps and episodes reported before it, so that
+// they count once the learner acknowledged them, and only then.
+using uplink_actor = segment_sink_actor::extend<caf::reacts_to<msg::MetricsFrame>>;
+
+// The coordinator's intake of one node's segments (data plane): passes each to the learner and,
+// once acknowledged, its report to the supervisor; answers with the learner's version.
+using segment_intake_actor =
+    caf::typed_actor<caf::replies_to<msg::SegmentFrame, msg::MetricsFrame>::with<uint64_t>>;
+
+// The coordinator's door on the data plane (published on the data port): (join, node, name)
+// answers with the node's segment intake; (attach, name, distributor) attaches the node's
+// distributor under the learner's and answers, once it has the current weights, with their version.
+using segment_gate_actor =
+    caf::typed_actor<caf::replies_to<join_atom, uint32_t, std::string>::with<segment_intake_actor>,
+                     caf::replies_to<attach_atom, std::string, distributor_actor>::with<uint64_t>>;
+
+// The coordinator's door on the control plane (published on cluster.listen): (join, info, node)
+// answers with the node's assignment and the run's supervisor (which counts its refusals), and
+// watches the node; (ready, node, endpoints): the node has built its part and has the current
+// weights — its control endpoints join the control plane, and the answer (the node's number) says
+// its samplers may start (once cluster.nodes are in, or the join timeout passed); (release): the
+// run is over, every node is told to stop; answered with how many acknowledged.
+using coordinator_actor = caf::typed_actor<
+    caf::replies_to<join_atom, NodeInfo, node_actor>::with<NodeAssignment, supervisor_actor>,
+    caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>,
+    caf::replies_to<release_atom>::with<uint32_t>, caf::reacts_to<quorum_atom>>;
 
 }  // namespace dvla::actors

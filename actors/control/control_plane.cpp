@@ -2,11 +2,13 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
 
 #include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
 #include <dvla/messages/control_command.hpp>
@@ -23,33 +25,43 @@ struct ControlPlaneState {
 
 using self_ptr = control_plane_actor::stateful_pointer<ControlPlaneState>;
 
+// A node's endpoints leave (the node was lost, or one of them did not answer).
+void drop_node(self_ptr self, const std::string& node) {
+  auto& endpoints = self->state.setup.endpoints;
+  endpoints.erase(std::remove_if(endpoints.begin(), endpoints.end(),
+                                 [&](const EndpointRef& e) { return e.node == node; }),
+                  endpoints.end());
+}
+
 // Sends `frame` (a command of `kind`) to every endpoint it concerns and calls `done` with the
-// round trip in microseconds once all have acknowledged; an endpoint that does not ends this
-// actor, naming it.
+// round trip in microseconds once all have acknowledged. A local endpoint that does not ends this
+// actor, naming it; a node's that does not takes its node's endpoints out of the rounds (the
+// coordinator declares the node lost) and counts as answered.
 void round(self_ptr self, msg::Command kind, const msg::ControlFrame& frame,
            std::function<void(double)> done) {
   auto& s = self->state;
   const bool orders = kind == msg::Command::pause || kind == msg::Command::resume;
-  std::vector<const EndpointRef*> targets;
+  std::vector<EndpointRef> targets;
   for (const auto& e : s.setup.endpoints)
-    if (!orders || e.takes_orders) targets.push_back(&e);
+    if (!orders || e.takes_orders) targets.push_back(e);
   if (targets.empty()) return done(0);
   auto remaining = std::make_shared<size_t>(targets.size());
   const auto started = std::chrono::steady_clock::now();
-  for (const auto* e : targets)
-    self->request(e->handle, timeout_of(s.setup.timeout_s), frame)
-        .then(
-            [remaining, started, done](uint64_t, int64_t) {
-              if (--*remaining > 0) return;
-              done(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
-                                                             started)
-                       .count());
-            },
-            [self, name = e->name, kind](caf::error& err) {
-              self->quit(make_error(errc::no_answer, name + " did not acknowledge '" +
-                                                         std::string(to_text(kind)) +
-                                                         "': " + describe(err)));
-            });
+  auto answered = [remaining, started, done] {
+    if (--*remaining > 0) return;
+    done(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+             .count());
+  };
+  for (const auto& e : targets)
+    self->request(e.handle, timeout_of(s.setup.timeout_s), frame)
+        .then([answered](uint64_t, int64_t) { answered(); },
+              [self, name = e.name, node = e.node, kind, answered](caf::error& err) {
+                const auto why = name + " did not acknowledge '" + std::string(to_text(kind)) +
+                                 "': " + describe(err);
+                if (node.empty()) return self->quit(make_error(errc::no_answer, why));
+                drop_node(self, node);
+                answered();
+              });
 }
 
 void schedule_ping(self_ptr self) {
@@ -98,6 +110,11 @@ control_plane_actor::behavior_type control_plane(self_ptr self, ControlPlaneSetu
   return {
       [self](const msg::ControlFrame& frame) { return on_command(self, frame); },
       [self](ping_atom) { ping_round(self); },
+      [self](join_atom, const std::vector<EndpointRef>& endpoints) {
+        auto& mine = self->state.setup.endpoints;
+        mine.insert(mine.end(), endpoints.begin(), endpoints.end());
+      },
+      [self](lost_atom, const std::string& node) { drop_node(self, node); },
   };
 }
 

@@ -5,8 +5,10 @@
 //     samplers) and answers with the request id once all acknowledged;
 //   - every control.ping_interval_s runs a ping round and sends the round trips so far
 //     (ControlSummary) to the supervisor.
-// An endpoint that does not acknowledge within message_timeout_s ends the control plane with an
-// error naming it; the supervisor, which watches it, ends the run with that error.
+// A local endpoint that does not acknowledge within message_timeout_s ends the control plane with
+// an error naming it; the supervisor, which watches it, ends the run with that error. A node's
+// endpoints (a multi-node run) join when the node is ready and leave when it is lost, or when one
+// of them does not acknowledge: a lost node does not end the run.
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
@@ -16,13 +18,6 @@
 #include <dvla/actors/interfaces.hpp>
 
 namespace dvla::actors {
-
-// A lane actor's control endpoint, as the control plane addresses it.
-struct EndpointRef {
-  std::string name;  // the lane actor's
-  control_endpoint_actor handle;
-  bool takes_orders = false;  // pause and resume (samplers)
-};
 
 struct ControlPlaneSetup {
   std::vector<EndpointRef> endpoints;

@@ -1,26 +1,54 @@
 #include <dvla/actors/control/plane_systems.hpp>
 
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
 
+#include <chrono>
+
+#include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/type_registry.hpp>
 
 namespace dvla::actors {
 namespace {
 
-void configure(caf::actor_system_config& config, size_t scheduler_threads) {
+caf::timespan span(double seconds) {
+  return std::chrono::duration_cast<caf::timespan>(std::chrono::duration<double>(seconds));
+}
+
+void configure(caf::actor_system_config& config, size_t scheduler_threads,
+               const NetworkOptions& network) {
   register_types(config);
   config.load<caf::io::middleman>();
   config.set("scheduler.max-threads", scheduler_threads);
+  if (network.heartbeat_interval_s > 0) {
+    config.set("middleman.heartbeat-interval", span(network.heartbeat_interval_s));
+    config.set("middleman.connection-timeout", span(network.connection_timeout_s));
+  }
+  if (!network.tls()) return;
+  // Any openssl key set makes CAF authenticate both ends: mutual TLS.
+  config.load<caf::openssl::manager>();
+  config.set("openssl.certificate", network.tls_certificate);
+  config.set("openssl.key", network.tls_key);
+  config.set("openssl.cafile", network.tls_cafile);
+}
+
+std::unique_ptr<caf::actor_system> start_system(caf::actor_system_config& config) {
+  try {
+    return std::make_unique<caf::actor_system>(config);
+  } catch (const std::exception& e) {
+    throw Failure(std::string("the actor system could not start: ") + e.what());
+  }
 }
 
 }  // namespace
 
-PlaneSystems::PlaneSystems(bool split, size_t scheduler_threads) {
-  configure(data_config_, scheduler_threads);
-  data_ = std::make_unique<caf::actor_system>(data_config_);
+PlaneSystems::PlaneSystems(bool split, size_t scheduler_threads, NetworkOptions network)
+    : network_(std::move(network)) {
+  configure(data_config_, scheduler_threads, network_);
+  data_ = start_system(data_config_);
   if (!split) return;
-  configure(control_config_, scheduler_threads);
-  control_ = std::make_unique<caf::actor_system>(control_config_);
+  configure(control_config_, scheduler_threads, network_);
+  control_ = start_system(control_config_);
 }
 
 PlaneSystems::~PlaneSystems() {

@@ -7,15 +7,23 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/core.h>
+
+#include <dvla/actors/cluster/coordinator.hpp>
+#include <dvla/actors/cluster/segment_gate.hpp>
 #include <dvla/actors/control/control_plane.hpp>
+#include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
 #include <dvla/gpu/memory_pools.hpp>
 #include <dvla/messages/control_command.hpp>
 #include <dvla/messages/metrics.hpp>
 #include <dvla/messages/version_announcement.hpp>
+#include <dvla/runtime/cluster/cluster_tally.hpp>
+#include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/run/snapshot_schedule.hpp>
 #include <dvla/runtime/run/status_tally.hpp>
 
@@ -42,11 +50,17 @@ struct SupervisorState {
   std::vector<EvaluationCommand> evaluation_commands;  // waiting for the latest weights' turn
   size_t samplers_finished = 0;
   bool stopping = false;
+  // A multi-node run (config.cluster.listen set): its nodes, and the doors they join through.
+  PlaneSystems* planes = nullptr;
+  std::unique_ptr<ClusterTally> cluster;
+  coordinator_actor coordinator;
+  segment_gate_actor gate;
 };
 
 using self_ptr = supervisor_actor::stateful_pointer<SupervisorState>;
 
 void evaluate_for_commands(self_ptr self);  // an evaluation's end starts the next one asked for
+void finish_if_budget_spent(self_ptr self);
 
 RunStatus& status(self_ptr self) { return self->state.tally->status(); }
 
@@ -245,6 +259,9 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
           if (auto added = s.tally->add(report); !added)
             report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
                             m->source + ": " + added.error().message());
+          else if (s.cluster)
+            s.cluster->acknowledged(0, report.env_steps, 0, 0, 0);  // the coordinator's own
+          finish_if_budget_spent(self);
         } else if constexpr (std::is_same_v<T, msg::LearningReport>) {
           s.tally->add(report);
         }  // evaluation reports answer the supervisor's requests: they come there
@@ -262,6 +279,59 @@ void on_version(self_ptr self, const msg::VersionFrame& frame) {
   if (v->version > 0) snapshot_if_due(self, v->version);
 }
 
+// A multi-node run ends on the env steps the learner acknowledged from every node (its samplers
+// have no budgets of their own: nodes come and go).
+void finish_if_budget_spent(self_ptr self) {
+  auto& s = self->state;
+  if (s.cluster && status(self).env_steps >= s.config.run.max_env_steps)
+    status(self).finished = true;
+}
+
+void on_acknowledged(self_ptr self, uint32_t node, uint64_t bytes, uint64_t lag, uint64_t oldest,
+                     const msg::MetricsFrame& frame) {
+  auto& s = self->state;
+  auto m = msg::read(frame);
+  const auto* report = m ? std::get_if<msg::SamplingReport>(&m->report) : nullptr;
+  if (!report)
+    return report_rejected(
+        caf::actor_cast<caf::actor>(self), "supervisor",
+        m ? "a node's segment came with a report that is not sampling's" : m.error().message());
+  if (auto added = s.tally->add(*report); !added)
+    return report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
+                           m->source + ": " + added.error().message());
+  if (s.cluster) s.cluster->acknowledged(node, report->env_steps, bytes, lag, oldest);
+  to_observers(self, frame);
+  finish_if_budget_spent(self);
+}
+
+void on_node_lost(self_ptr self, uint32_t node, const std::string& why) {
+  auto& s = self->state;
+  if (!s.cluster) return;
+  auto text = s.cluster->lost(node, why);
+  fmt::print(stderr, "dvla: {}\n", text ? *text : text.error().message());
+}
+
+// The samplers start: the coordinator's own (its nodes' start on their own).
+void on_quorum(self_ptr self) {
+  auto& s = self->state;
+  if (s.cluster && !s.graph.samplers.empty())
+    s.cluster->add_coordinator(static_cast<uint32_t>(s.graph.samplers.size()),
+                               static_cast<uint32_t>(s.config.graph.envs_per_sampler),
+                               static_cast<uint32_t>(s.config.graph.inference_replicas));
+  start_samplers(s.graph);
+}
+
+// Tells the nodes the run is over; answered with how many acknowledged.
+caf::result<uint32_t> release_nodes(self_ptr self) {
+  auto& s = self->state;
+  if (!s.coordinator) return uint32_t{0};
+  auto promise = self->make_response_promise<uint32_t>();
+  self->request(s.coordinator, caf::infinite, release_atom::value)
+      .then([promise](uint32_t n) mutable { promise.deliver(n); },
+            [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+  return promise;
+}
+
 // The status as of now: wall time, this run's rate (a resumed run's earlier steps took their
 // own time), the pools.
 RunStatus current_status(SupervisorState& s) {
@@ -269,6 +339,7 @@ RunStatus current_status(SupervisorState& s) {
   status.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
   status.memory = pool_summaries(s.pools.get());
+  if (s.cluster) status.nodes = s.cluster->status();
   status.steps_per_second =
       status.wall_seconds > 0 ? static_cast<double>(s.tally->env_steps_here()) / status.wall_seconds
                               : 0;
@@ -281,10 +352,52 @@ ResumedCounters resumed_counters(const Checkpoint* resume) {
   return {c.version, c.env_steps, c.episodes, c.samples_trained};
 }
 
+// A multi-node run: the gate on the data plane and the coordinator on the control plane, each
+// published on its plane's system (so that every handle crosses on its own plane's connection).
+void open_cluster(self_ptr self) {
+  auto& s = self->state;
+  auto& planes = *s.planes;
+  const auto listen = parse_cluster_address(s.config.cluster.listen);
+  if (!listen) throw Failure("cluster.listen: " + listen.error().message());
+  s.cluster = std::make_unique<ClusterTally>();
+  SegmentGateSetup g;
+  g.trainer = s.graph.trainer;
+  g.distributor = s.graph.distributor;
+  g.supervisor = caf::actor_cast<caf::actor>(self);
+  g.timeout_s = s.config.run.message_timeout_s;
+  s.gate = spawn_segment_gate(planes.data(), g);
+  watch(self, "segment gate", caf::actor_cast<caf::actor>(s.gate));
+  const uint16_t wanted_data_port = listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 1);
+  auto data_port = planes.publish(s.gate, listen->host, wanted_data_port);
+  if (!data_port) throw Failure("the data plane " + data_port.error().message());
+  CoordinatorSetup c;
+  c.config = s.config;
+  c.supervisor = self;
+  c.control = s.control;
+  c.data_port = *data_port;
+  c.address = s.config.cluster.listen;
+  s.coordinator = spawn_coordinator(self->system(), c);
+  watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
+  auto control_port = planes.publish(s.coordinator, listen->host, listen->port);
+  if (!control_port) throw Failure("the control plane " + control_port.error().message());
+  const auto address = listen->host + ":" + std::to_string(*control_port);
+  fmt::print(stderr, "dvla: coordinator listening on {} (control plane; data plane: port {}), {}\n",
+             address, *data_port,
+             planes.tls() ? std::string("mutual TLS")
+             : listen->host == "127.0.0.1"
+                 ? std::string("plain TCP on 127.0.0.1: only this machine can join (for other "
+                               "machines give an address and certificates: docs/multi-node.md)")
+                 : std::string("plain TCP without TLS: any peer that reaches the port can join; "
+                               "configure cluster.tls.* (docs/multi-node.md)"));
+  // Joins go there: the run's summary and tests read the port from here too.
+  fmt::print(stderr, "dvla: coordinator port {}\n", *control_port);
+}
+
 // Builds the graph and its control plane, each actor watched as it is spawned.
 void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> resume,
            std::shared_ptr<LaneTracer> tracer) {
   auto& s = self->state;
+  const bool cluster = s.planes && !s.config.cluster.listen.empty();
   BuildContext context;
   context.config = s.config;
   context.resume = resume;
@@ -293,7 +406,12 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   context.env_steps_done = resume ? resume->state.env_steps : 0;
   context.supervisor = caf::actor_cast<caf::actor>(self);
   context.watch = [self](const std::string& name, const caf::actor& a) { watch(self, name, a); };
-  s.graph = build_graph(self->system(), graph, context);
+  context.control_system = &self->system();
+  if (cluster)
+    context.placement =
+        BuildContext::SamplerPlacement{0, static_cast<uint32_t>(s.config.cluster.local_samplers)};
+  auto& data_system = s.planes ? s.planes->data() : self->system();
+  s.graph = build_graph(data_system, graph, context);
   s.tally = std::make_unique<StatusTally>(s.graph.group_names, resumed_counters(resume.get()));
   ControlPlaneSetup control;
   control.endpoints = s.graph.endpoints;
@@ -302,16 +420,21 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   control.supervisor = context.supervisor;
   s.control = spawn_control_plane(self->system(), control);
   watch(self, "control plane", caf::actor_cast<caf::actor>(s.control));
-  start(s.graph);
+  if (!cluster) return start(s.graph);
+  // The learner publishes its first weights now; samplers start once the nodes are in.
+  caf::anon_send(s.graph.trainer, start_atom::value);
+  open_cluster(self);
 }
 
 supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph graph,
                                            std::shared_ptr<const Checkpoint> resume,
                                            std::shared_ptr<LaneTracer> tracer,
-                                           std::shared_ptr<gpu::MemoryPools> pools) {
+                                           std::shared_ptr<gpu::MemoryPools> pools,
+                                           PlaneSystems* planes) {
   auto& s = self->state;
   s.config = std::move(config);
   s.pools = std::move(pools);
+  s.planes = planes;
   // Before the build: a failure while building is recorded in the status like any other.
   s.tally =
       std::make_unique<StatusTally>(std::vector<std::string>{}, resumed_counters(resume.get()));
@@ -371,6 +494,22 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
         stop_graph(self);
         self->quit();
       },
+      [self](join_atom, const NodeInfo& info, const NodeAssignment& assignment) {
+        if (self->state.cluster) self->state.cluster->joined(info, assignment);
+      },
+      [self](ready_atom, uint32_t node) {
+        if (self->state.cluster) self->state.cluster->running(node);
+      },
+      [self](lost_atom, uint32_t node, const std::string& why) { on_node_lost(self, node, why); },
+      [self](acked_atom, uint32_t node, uint64_t bytes, uint64_t lag, uint64_t oldest,
+             const msg::MetricsFrame& frame) {
+        on_acknowledged(self, node, bytes, lag, oldest, frame);
+      },
+      [self](delivered_atom, const std::string& name, uint64_t version, uint64_t bytes) {
+        if (self->state.cluster) self->state.cluster->weights_delivered(name, version, bytes);
+      },
+      [self](quorum_atom) { on_quorum(self); },
+      [self](release_atom) { return release_nodes(self); },
   };
 }
 
@@ -379,9 +518,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
 supervisor_actor spawn_supervisor(caf::actor_system& system, const Config& config,
                                   const Graph& graph, std::shared_ptr<const Checkpoint> resume,
                                   std::shared_ptr<LaneTracer> tracer,
-                                  std::shared_ptr<gpu::MemoryPools> pools) {
+                                  std::shared_ptr<gpu::MemoryPools> pools, PlaneSystems* planes) {
   return system.spawn(supervisor, config, graph, std::move(resume), std::move(tracer),
-                      std::move(pools));
+                      std::move(pools), planes);
 }
 
 }  // namespace dvla::actors

@@ -10,6 +10,8 @@
 // the graph: ping, pause and resume go through the control plane; checkpoint to the trainer;
 // evaluate is answered once the latest weights' evaluation is in the status (after the running
 // one, if any; refused when eval.episodes is 0); shutdown stops every actor, then the supervisor.
+// In a multi-node run it also keeps the nodes' figures (ClusterTally), counts their env steps as
+// the learner acknowledges their segments, and ends the run on that total.
 #include <caf/actor_system.hpp>
 
 #include <memory>
@@ -26,13 +28,19 @@ class MemoryPools;
 
 namespace dvla::actors {
 
+class PlaneSystems;
+
 // `resume`, when given, is the checkpoint the run continues from; `tracer`, when given, hands
 // every actor of the graph its lane track; `pools`, when given, are the memory pools its actors
-// take leases on (samplers: sim; trainer and replicas: model), reported in the status.
+// take leases on (samplers: sim; trainer and replicas: model), reported in the status. `planes`,
+// when given, are the process's two actor systems: the supervisor and its control plane live in
+// `system` (planes->control()), the graph in planes->data(); with config.cluster.listen set the
+// supervisor is a multi-node run's coordinator (actors/cluster/).
 supervisor_actor spawn_supervisor(caf::actor_system& system, const Config& config,
                                   const Graph& graph,
                                   std::shared_ptr<const Checkpoint> resume = nullptr,
                                   std::shared_ptr<LaneTracer> tracer = nullptr,
-                                  std::shared_ptr<gpu::MemoryPools> pools = nullptr);
+                                  std::shared_ptr<gpu::MemoryPools> pools = nullptr,
+                                  PlaneSystems* planes = nullptr);
 
 }  // namespace dvla::actors

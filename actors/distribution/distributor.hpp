@@ -1,8 +1,10 @@
 #pragma once
 // Distributor (lane 4): one node's fan-out of weight updates. Each frame is decoded once and
 // copied, on the distributor's own thread, into the staging buffer of every local inference
-// replica; the answer comes once all of them have it. Inference swaps it in at its next batch
-// boundary, so a transfer neither waits for a forward pass nor blocks one.
+// replica, and passed on (as the same frame) to every distributor attached downstream — another
+// node's, so weights cross each node boundary once; the answer comes once all of them have it.
+// Inference swaps it in at its next batch boundary, so a transfer neither waits for a forward pass
+// nor blocks one.
 #include <caf/actor_system.hpp>
 
 #include <memory>
@@ -22,6 +24,7 @@ struct DistributorSetup {
   std::string name = "distributor";
   std::vector<std::shared_ptr<DoubleBufferedReplica>> replicas;  // this node's
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  double timeout_s = 60;             // for a downstream distributor to take an update
   caf::actor supervisor;             // receives rejection counts; may be null
 };
 

@@ -41,6 +41,10 @@ struct Builder {
   std::vector<std::pair<std::string, stage_actor>> stages;
 
   const Config& config() const { return context.config; }
+  bool node_part() const { return static_cast<bool>(context.node_uplink); }
+  caf::actor_system& control_system() const {
+    return context.control_system ? *context.control_system : system;
+  }
   // A resumed run draws fresh episodes and samples: its streams are offset by the version.
   uint64_t resumed_version() const { return context.resume ? context.resume->state.version : 0; }
 
@@ -71,8 +75,8 @@ struct Builder {
     e.track = std::move(t);
     e.timeout_s = config().run.message_timeout_s;
     e.supervisor = context.supervisor;
-    auto handle = watch(spawn_control_endpoint(system, e), name + "/control");
-    built.endpoints.push_back({name, handle, takes_orders});
+    auto handle = watch(spawn_control_endpoint(control_system(), e), name + "/control");
+    built.endpoints.push_back({name, handle, takes_orders, {}});
   }
 };
 
@@ -115,8 +119,10 @@ void build_inference(Builder& b) {
   DistributorSetup d;
   d.replicas = b.replica_weights;
   d.track = b.track(d.name, Lane::distribution);
+  d.timeout_s = b.config().run.message_timeout_s;
   d.supervisor = b.context.supervisor;
   b.distributor = b.watch(spawn_distributor(b.system, d), d.name);
+  b.built.distributor = b.distributor;
   b.add_endpoint(b.distributor, d.name, d.track);
 }
 
@@ -175,6 +181,14 @@ void build_user_actors(Builder& b) {
   }
 }
 
+// How many samplers of env group `group` this process hosts, and the first one's id.
+std::pair<uint32_t, uint32_t> samplers_here(const Builder& b, size_t group, uint32_t next_id) {
+  const auto& placement = b.context.placement;
+  const auto all = static_cast<uint32_t>(b.graph.env_groups[group].samplers);
+  if (!placement) return {next_id, all};
+  return {placement->first_id, group == 0 ? placement->count : 0};
+}
+
 void build_samplers(Builder& b) {
   const auto& c = b.config();
   const auto collection = b.algorithm->collection();
@@ -186,28 +200,31 @@ void build_samplers(Builder& b) {
       c.run.max_env_steps - std::min(b.context.env_steps_done, c.run.max_env_steps);
   const auto budgets = step_budgets(left, envs);
   std::map<std::string, size_t> served;  // samplers each pool serves so far (round-robin)
-  uint32_t id = 0;                       // over all groups: segments and seeds tell them apart
+  uint32_t next_id = 0;                  // over all groups: segments and seeds tell them apart
   for (size_t group = 0; group < b.graph.env_groups.size(); ++group) {
     const auto& g = b.graph.env_groups[group];
     b.built.group_names.push_back(g.name);
     const auto pool_name =
         g.inference_pool.empty() ? b.graph.inference_pools.front().name : g.inference_pool;
     const auto& replicas = b.pools.at(pool_name);
-    for (int local = 0; local < g.samplers; ++local, ++id) {
+    const auto [first_id, count] = samplers_here(b, group, next_id);
+    next_id += static_cast<uint32_t>(g.samplers);
+    for (uint32_t local = 0; local < count; ++local) {
+      const uint32_t id = first_id + local;
       SamplerSetup setup;
       setup.name = "sampler/" + std::to_string(id);
       setup.id = id;
       setup.group = static_cast<uint32_t>(group);
-      setup.make_env = [make = g.make_env, local](size_t n) {
-        return make(static_cast<uint32_t>(local), n);
-      };
+      // Across nodes every sampler builds its envs with its run-wide id: no two share an index.
+      const uint32_t env_index = b.context.placement ? id : local;
+      setup.make_env = [make = g.make_env, env_index](size_t n) { return make(env_index, n); };
       setup.envs = static_cast<size_t>(g.envs_per_sampler);
       setup.env_buffers = env_buffers(c, g.envs_per_sampler, collection.group_size);
       setup.seed =
           b.resumed_version() ? envs::next_seed(c.run.seed ^ b.resumed_version()) : c.run.seed;
       setup.segment_length = c.graph.segment_length;
       setup.segments_in_flight = c.graph.segments_in_flight;
-      setup.step_budget = budgets[id];
+      setup.step_budget = b.context.placement ? 0 : budgets[id];
       setup.group_size = collection.group_size;
       setup.lock_step = c.run.mode == RunMode::sync;
       setup.track = b.track(setup.name, Lane::sampling);
@@ -215,8 +232,14 @@ void build_samplers(Builder& b) {
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
       setup.inference = replicas[served[pool_name]++ % replicas.size()];
       setup.stages = b.stages;
-      setup.trainer = b.built.trainer;
-      setup.supervisor = b.context.supervisor;
+      if (b.node_part()) {
+        auto uplink = b.context.node_uplink(setup.name);
+        setup.trainer = uplink;
+        setup.supervisor = caf::actor_cast<caf::actor>(uplink);
+      } else {
+        setup.trainer = b.built.trainer;
+        setup.supervisor = b.context.supervisor;
+      }
       b.built.samplers.push_back(b.watch(spawn_sampler(b.system, setup), setup.name));
       b.add_endpoint(b.built.samplers.back(), setup.name, setup.track, /*takes_orders=*/true);
     }
@@ -227,19 +250,30 @@ void build_samplers(Builder& b) {
 
 BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context) {
   if (auto ok = check(graph, context.config); !ok) throw Failure(ok.error());
+  if (context.placement && (graph.env_groups.size() > 1 || !graph.stages.empty()))
+    throw Failure(
+        "a multi-node run places the samplers of one env group, with no stages: this graph has " +
+        std::to_string(graph.env_groups.size()) + " env group(s) and " +
+        std::to_string(graph.stages.size()) + " stage(s); run it in one process");
   Builder b(system, graph, context);
   build_learner(b);
   build_inference(b);
-  build_trainer(b);
-  build_evaluator(b);
-  build_user_actors(b);
+  if (!b.node_part()) {
+    build_trainer(b);
+    build_evaluator(b);
+    build_user_actors(b);
+  }
   build_samplers(b);
   return std::move(b.built);
 }
 
-void start(const BuiltGraph& graph) {
-  caf::anon_send(graph.trainer, start_atom::value);
+void start_samplers(const BuiltGraph& graph) {
   for (const auto& sampler : graph.samplers) caf::anon_send(sampler, start_atom::value);
+}
+
+void start(const BuiltGraph& graph) {
+  if (graph.trainer) caf::anon_send(graph.trainer, start_atom::value);
+  start_samplers(graph);
 }
 
 }  // namespace dvla::actors

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ namespace dvla::actors {
 
 // The handles the supervisor drives the graph through.
 struct BuiltGraph {
-  trainer_actor trainer;
+  trainer_actor trainer;  // null on a node of a multi-node run
+  distributor_actor distributor;
   evaluator_actor evaluator;  // null when eval.episodes is 0
   std::vector<sampler_actor> samplers;
   std::vector<observer_actor> observers;
@@ -44,13 +46,30 @@ struct BuildContext {
   // Called with each actor as soon as it is spawned (the supervisor links and monitors it, so
   // that an actor that fails at once, or a build that throws halfway, leaves nothing running).
   std::function<void(const std::string& name, const caf::actor&)> watch;
+  // Where the control endpoints live (the control plane's actor system); null: `system`.
+  caf::actor_system* control_system = nullptr;
+
+  // A multi-node run (actors/cluster/) places the first env group's samplers: this process hosts
+  // `count` of them, with ids from `first_id`. They have no env-step budget of their own: the
+  // supervisor ends the run on the total the learner acknowledged. Empty: the whole graph here.
+  struct SamplerPlacement {
+    uint32_t first_id = 0;
+    uint32_t count = 0;
+  };
+  std::optional<SamplerPlacement> placement;
+  // Set on a node of a multi-node run, which builds only its part (inference replicas, the
+  // distributor, the samplers and their endpoints): the uplink each sampler ships its segments
+  // and reports to.
+  std::function<uplink_actor(const std::string& sampler)> node_uplink;
 };
 
 // Spawns and wires `graph` (checked with check(graph, config) first); throws dvla::Failure or
-// std::invalid_argument naming the piece that cannot be built. Nothing starts before start().
+// std::invalid_argument naming the piece that cannot be built. Nothing starts before start() (or,
+// for the samplers alone, start_samplers()).
 BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context);
 
 // The trainer publishes its first version; the samplers start stepping.
 void start(const BuiltGraph& graph);
+void start_samplers(const BuiltGraph& graph);
 
 }  // namespace dvla::actors

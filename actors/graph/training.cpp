@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <dvla/actors/atoms.hpp>
+#include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/control/supervisor.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
@@ -133,19 +134,47 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
   return result;
 }
 
-// Runs the graph until it ends, then has the supervisor stop every actor.
-Expected<TrainingResult> run_graph(caf::actor_system& system, const Config& config,
+// A multi-node run's nodes are told the run is over (they stop with status 0), before the
+// coordinator's actors stop.
+void release_nodes(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
+                   const Config& config) {
+  if (config.cluster.listen.empty()) return;
+  self->request(supervisor, actors::timeout_of(2 * config.cluster.connection_timeout_s),
+                actors::release_atom::value)
+      .receive([](uint32_t) {}, [](const caf::error&) {});
+}
+
+// Runs the graph until it ends, then has the supervisor stop every actor. The supervisor lives in
+// the control plane's system, the graph in the data plane's (one system unless split).
+Expected<TrainingResult> run_graph(actors::PlaneSystems& planes, const Config& config,
                                    const Graph& graph, const ProgressCallback& on_progress,
                                    std::shared_ptr<const Checkpoint> resume,
                                    std::shared_ptr<LaneTracer> tracer,
                                    std::shared_ptr<gpu::MemoryPools> pools,
                                    const RunRequests* requests) {
-  caf::scoped_actor self{system};  // counts as a running actor while it lives
-  auto supervisor = actors::spawn_supervisor(system, config, graph, std::move(resume),
-                                             std::move(tracer), std::move(pools));
+  caf::scoped_actor self{planes.control()};  // counts as a running actor while it lives
+  auto supervisor = actors::spawn_supervisor(planes.control(), config, graph, std::move(resume),
+                                             std::move(tracer), std::move(pools), &planes);
   auto result = await_result(self, supervisor, config, on_progress, requests);
+  release_nodes(self, supervisor, config);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
+}
+
+// One system for a run in one process; split planes with heartbeats (and TLS, when configured)
+// for a multi-node run's coordinator.
+Expected<std::unique_ptr<actors::PlaneSystems>> plane_systems(const Config& config) {
+  const auto threads = static_cast<size_t>(config.graph.scheduler_threads);
+  const auto& c = config.cluster;
+  try {
+    if (c.listen.empty()) return std::make_unique<actors::PlaneSystems>(false, threads);
+    return std::make_unique<actors::PlaneSystems>(
+        true, threads,
+        actors::NetworkOptions{c.heartbeat_interval_s, c.connection_timeout_s, c.tls_certificate,
+                               c.tls_key, c.tls_cafile});
+  } catch (const std::exception& e) {
+    return Error(e.what());
+  }
 }
 
 }  // namespace
@@ -179,13 +208,12 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
                                          static_cast<size_t>(config.memory.model_mib) * MiB});
   if (!pools) return pools.error();
   use_graph_threads(config.graph);  // lanes set their own; this is the main thread's and BLAS's
-  caf::actor_system_config caf_config;
-  actors::register_types(caf_config);
-  caf_config.set("scheduler.max-threads", static_cast<size_t>(config.graph.scheduler_threads));
-  caf::actor_system system{caf_config};
+  auto planes = plane_systems(config);
+  if (!planes) return planes.error();
   auto result =
-      run_graph(system, config, graph, on_progress, std::move(resume), tracer, *pools, requests);
-  system.await_all_actors_done();  // every track is complete
+      run_graph(**planes, config, graph, on_progress, std::move(resume), tracer, *pools, requests);
+  (*planes)->control().await_all_actors_done();
+  (*planes)->data().await_all_actors_done();  // every track is complete
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())
     if (auto written = tracer->write_chrome_trace(config.run.trace); !written && result)

@@ -122,8 +122,10 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   b.holds_credit = false;
   ++s.in_flight;
   if (s.setup.track) s.setup.track->queue_depth(s.in_flight);
-  deliver(self, std::move(frame), 0, last);
+  // The report goes first: an uplink to a remote learner ships it with this segment, counted once
+  // the segment is acknowledged.
   report(self);
+  deliver(self, std::move(frame), 0, last);
 }
 
 bool budget_spent(const SamplerState& s) {

@@ -54,7 +54,8 @@ struct SamplerSetup {
   inference_actor inference;
   // The graph's stages (name, actor): each segment passes them in order before the trainer.
   std::vector<std::pair<std::string, stage_actor>> stages;
-  trainer_actor trainer;
+  // Where segments go: the trainer, or on a node of a multi-node run the sampler's uplink.
+  segment_sink_actor trainer;
   caf::actor supervisor;  // receives metrics and (finished_atom, id); may be null
 };
 

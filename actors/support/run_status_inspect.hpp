@@ -41,12 +41,20 @@ typename Inspector::result_type inspect(Inspector& f, GroupStatus& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NodeStatus& x) {
+  return f(caf::meta::type_name("dvla::NodeStatus"), x.id, x.name, x.host, x.state, x.cores, x.gpus,
+           x.samplers, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
+           x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weight_updates, x.weight_bytes,
+           x.start_version, x.first_segment_version, x.lost_reason);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
            x.evaluations, x.last_evaluation, x.control, x.memory, x.groups, x.segments_dropped,
-           x.last_checkpoint, x.finished, x.failure);
+           x.nodes, x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

@@ -1,6 +1,7 @@
 #include <dvla/actors/support/type_registry.hpp>
 
 #include <dvla/actors/interfaces.hpp>
+#include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
@@ -31,6 +32,17 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<supervisor_actor>("dvla::supervisor_actor");
   config.add_message_type<stage_actor>("dvla::stage_actor");
   config.add_message_type<observer_actor>("dvla::observer_actor");
+  config.add_message_type<NodeStatus>("dvla::NodeStatus");
+  // A multi-node run's join (actors/cluster/).
+  config.add_message_type<NodeInfo>("dvla::NodeInfo");
+  config.add_message_type<NodeAssignment>("dvla::NodeAssignment");
+  config.add_message_type<EndpointRef>("dvla::EndpointRef");
+  config.add_message_type<segment_sink_actor>("dvla::segment_sink_actor");
+  config.add_message_type<node_actor>("dvla::node_actor");
+  config.add_message_type<uplink_actor>("dvla::uplink_actor");
+  config.add_message_type<segment_intake_actor>("dvla::segment_intake_actor");
+  config.add_message_type<segment_gate_actor>("dvla::segment_gate_actor");
+  config.add_message_type<coordinator_actor>("dvla::coordinator_actor");
   config.add_error_category(
       caf::atom("dvla"), [](uint8_t code, caf::atom_value, const caf::message& context) {
         return describe(make_error(static_cast<errc>(code), context.match_elements<std::string>()

@@ -39,6 +39,32 @@ json memory_json(const std::vector<dvla::PoolSummary>& pools) {
   return j;
 }
 
+json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
+  json j = json::array();
+  for (const auto& n : nodes)
+    j.push_back({{"id", n.id},
+                 {"name", n.name},
+                 {"host", n.host},
+                 {"state", n.state},
+                 {"cores", n.cores},
+                 {"gpus", n.gpus},
+                 {"samplers", n.samplers},
+                 {"envs", n.envs},
+                 {"replicas", n.replicas},
+                 {"env_steps", n.env_steps},
+                 {"steps_per_second", n.steps_per_second},
+                 {"segments", n.segments},
+                 {"segment_bytes", n.segment_bytes},
+                 {"policy_lag_mean", n.policy_lag_mean},
+                 {"weights_version", n.weights_version},
+                 {"weight_updates", n.weight_updates},
+                 {"weight_bytes", n.weight_bytes},
+                 {"start_version", n.start_version},
+                 {"first_segment_version", n.first_segment_version},
+                 {"lost_reason", n.lost_reason}});
+  return j;
+}
+
 json status_json(const RunStatus& s) {
   json j = {{"env_steps", s.env_steps},
             {"wall_seconds", s.wall_seconds},
@@ -59,6 +85,7 @@ json status_json(const RunStatus& s) {
               {"mean", s.control.mean_us},
               {"max", s.control.max_us}}},
             {"memory_pools", memory_json(s.memory)},
+            {"nodes", nodes_json(s.nodes)},
             {"learner",
              {{"policy_loss", s.learner.policy_loss},
               {"value_loss", s.learner.value_loss},
@@ -96,6 +123,12 @@ void print_progress(const RunStatus& s) {
       "version {:>4} | lag {:4.2f} | dropped {}{}\n",
       s.wall_seconds, s.env_steps, s.steps_per_second, s.mean_return,
       std::min<uint64_t>(s.episodes, 100), s.version, s.policy_lag_mean, s.dropped_stale, eval);
+  for (const auto& n : s.nodes)
+    fmt::print(
+        "  node {:<16} {:<7} env steps {:>9} ({:>7.0f}/s) | lag {:4.2f} | segments {:.1f} MB "
+        "in | weights v{} ({:.1f} MB out)\n",
+        n.name, n.state, n.env_steps, n.steps_per_second, n.policy_lag_mean, n.segment_bytes / 1e6,
+        n.weights_version, n.weight_bytes / 1e6);
   std::fflush(stdout);
 }
 
@@ -232,12 +265,20 @@ int train(const dvla::apps::PpoOptions& options) {
     if (ec) return fail("cannot create logdir '" + logdir + "': " + ec.message());
     std::ofstream(fs::path(logdir) / "config.txt") << dvla::dump_config(config);
   }
-  fmt::print(
-      "dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
-      "{} env steps\nBLAS: {}\n",
-      dvla::to_text(config.run.mode), config.run.algo, config.env.name, config.graph.samplers,
-      config.graph.envs_per_sampler, config.graph.inference_replicas, config.run.seed,
-      config.run.max_env_steps, dvla::loaded_blas());
+  if (config.cluster.listen.empty())
+    fmt::print(
+        "dvla-ppo: {} {} on {}, {} samplers x {} envs, {} inference, 1 trainer, seed {}, "
+        "{} env steps\nBLAS: {}\n",
+        dvla::to_text(config.run.mode), config.run.algo, config.env.name, config.graph.samplers,
+        config.graph.envs_per_sampler, config.graph.inference_replicas, config.run.seed,
+        config.run.max_env_steps, dvla::loaded_blas());
+  else
+    fmt::print(
+        "dvla-ppo: coordinator of {} {} on {} at {}: waiting for {} node(s) (samplers x {} envs "
+        "each), {} local sampler(s), 1 trainer, seed {}, {} env steps\nBLAS: {}\n",
+        dvla::to_text(config.run.mode), config.run.algo, config.env.name, config.cluster.listen,
+        config.cluster.nodes, config.graph.envs_per_sampler, config.cluster.local_samplers,
+        config.run.seed, config.run.max_env_steps, dvla::loaded_blas());
   std::fflush(stdout);
 
   ProgressLog log(logdir, resume != nullptr);
@@ -285,6 +326,13 @@ int train(const dvla::apps::PpoOptions& options) {
     fmt::print(
         "control round trips: {} (every actor acknowledged), mean {:.0f} us, max {:.0f} us\n",
         s.control.rounds, s.control.mean_us, s.control.max_us);
+  for (const auto& n : s.nodes)
+    fmt::print(
+        "node {} ({}, {}): {} env steps ({:.0f}/s), {} segments ({:.1f} MB), lag {:.2f}, weights "
+        "v{} ({} updates, {:.1f} MB){}\n",
+        n.name, n.host.empty() ? "this process" : n.host, n.state, n.env_steps, n.steps_per_second,
+        n.segments, n.segment_bytes / 1e6, n.policy_lag_mean, n.weights_version, n.weight_updates,
+        n.weight_bytes / 1e6, n.lost_reason.empty() ? "" : "; lost: " + n.lost_reason);
   if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);

@@ -27,6 +27,7 @@ const std::map<std::string, std::string>& key_flags() {
       {"--suite", "tabletop.suite"},
       {"--init", "model.init"},
       {"--trace", "trace"},
+      {"--nodes", "cluster.nodes"},
   };
   return flags;
 }
@@ -81,6 +82,12 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
       auto v = line.value_of(flag);
       if (!v) return v.error();
       (flag == "--resume" ? options.resume : options.eval) = *v;
+    } else if (flag == "--listen") {
+      // A bare port listens on 127.0.0.1 (plain TCP reaches this machine only).
+      auto v = line.value_of(flag);
+      if (!v) return v.error();
+      settings.emplace_back("cluster.listen",
+                            v->find(':') == std::string::npos ? "127.0.0.1:" + *v : *v);
     } else if (auto k = key_flags().find(flag); k != key_flags().end()) {
       auto v = line.value_of(flag);
       if (!v) return v.error();
@@ -132,6 +139,9 @@ std::string ppo_help() {
       "                          eval.episodes of the evaluation states\n"
       "  --trace FILE            trace: write every lane's spans as Chrome trace-event JSON\n"
       "                          (open in Perfetto or chrome://tracing)\n"
+      "  --listen [HOST:]PORT    cluster.listen: coordinate a multi-node run (dvla-node\n"
+      "                          --coordinator HOST:PORT joins; a bare PORT: 127.0.0.1)\n"
+      "  --nodes N               cluster.nodes: nodes to wait for before collecting\n"
       "  --json                  print the summary as one JSON object on the last stdout line\n"
       "  --help                  this text\n\n"
       "Config keys (default):\n";

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <dvla/core/settings.hpp>
 #include <dvla/core/text.hpp>
 #include <dvla/envs/env_registry.hpp>
+#include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 
 namespace dvla {
@@ -82,6 +84,32 @@ std::vector<Setting> fields(Config& c) {
        &c.graph.training_torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
+      {"cluster.listen",
+       "HOST:PORT the coordinator of a multi-node run listens on (control plane; the data plane "
+       "takes PORT+1; PORT 0: free ports, logged); empty: one process",
+       &c.cluster.listen},
+      {"cluster.nodes", "nodes the coordinator waits for before the samplers start",
+       &c.cluster.nodes},
+      {"cluster.join_timeout_s",
+       "seconds the coordinator waits for cluster.nodes; then it starts with the nodes it has",
+       &c.cluster.join_timeout_s},
+      {"cluster.local_samplers", "samplers the coordinator hosts itself beside the nodes'",
+       &c.cluster.local_samplers},
+      {"cluster.node_samplers",
+       "samplers per node (each with envs_per_sampler envs); 0: auto, half the node's cores",
+       &c.cluster.node_samplers},
+      {"cluster.node_replicas", "inference replicas per node", &c.cluster.node_replicas},
+      {"cluster.heartbeat_interval_s", "seconds between heartbeats of every cluster process",
+       &c.cluster.heartbeat_interval_s},
+      {"cluster.connection_timeout_s",
+       "seconds of silence after which a peer (node or coordinator) is lost",
+       &c.cluster.connection_timeout_s},
+      {"cluster.tls.certificate",
+       "PEM certificate of this process (mutual TLS; with .key, .cafile)",
+       &c.cluster.tls_certificate},
+      {"cluster.tls.key", "PEM private key of cluster.tls.certificate", &c.cluster.tls_key},
+      {"cluster.tls.cafile", "PEM CA certificate that peers' certificates must chain to",
+       &c.cluster.tls_cafile},
       {"memory.sim_mib",
        "budget of the sim pool (samplers' segment buffers), MiB; beyond it an allocation fails "
        "naming the pool",
@@ -148,6 +176,29 @@ Error unknown_key(const std::string& key) {
   return Error("unknown config key '" + key + "' (dvla-ppo --help lists every key)");
 }
 
+Status validate(const ClusterConfig& c, RunMode mode) {
+  auto fail = [](const std::string& what) { return Status(Error("invalid config: " + what)); };
+  if (c.nodes < 0) return fail("cluster.nodes must not be negative");
+  if (!(c.join_timeout_s > 0)) return fail("cluster.join_timeout_s must be positive");
+  if (c.local_samplers < 0) return fail("cluster.local_samplers must not be negative");
+  if (c.node_samplers < 0) return fail("cluster.node_samplers must be 0 (auto) or more");
+  if (c.node_replicas < 1) return fail("cluster.node_replicas must be at least 1");
+  if (!(c.heartbeat_interval_s > 0)) return fail("cluster.heartbeat_interval_s must be positive");
+  if (!(c.connection_timeout_s > c.heartbeat_interval_s))
+    return fail("cluster.connection_timeout_s must be longer than cluster.heartbeat_interval_s");
+  const int tls_keys = !c.tls_certificate.empty() + !c.tls_key.empty() + !c.tls_cafile.empty();
+  if (tls_keys != 0 && tls_keys != 3)
+    return fail(
+        "cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile go together: set all "
+        "three (mutual TLS) or none");
+  if (c.listen.empty()) return Status::ok();
+  if (auto address = parse_cluster_address(c.listen); !address)
+    return fail("cluster.listen: " + address.error().message());
+  if (mode == RunMode::sync)
+    return fail("mode sync (lock-step rounds) runs in one process; a cluster runs async");
+  return Status::ok();
+}
+
 }  // namespace
 
 Status set_config_value(Config& config, const std::string& key, const std::string& value) {
@@ -165,21 +216,28 @@ Expected<std::string> get_config_value(const Config& config, const std::string& 
   return format_setting(*f);
 }
 
-Status load_config_file(Config& config, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error("cannot read config file '" + path + "'");
+Status load_config_text(Config& config, const std::string& text, const std::string& origin) {
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    const auto text = trim(line.substr(0, line.find('#')));
-    if (text.empty()) continue;
-    const auto eq = text.find('=');
-    const std::string where = path + ":" + std::to_string(number);
+    const auto setting = trim(line.substr(0, line.find('#')));
+    if (setting.empty()) continue;
+    const auto eq = setting.find('=');
+    const std::string where = origin + ":" + std::to_string(number);
     if (eq == std::string::npos)
-      return Error(where + ": expected 'key = value', got '" + text + "'");
-    if (auto s = set_config_value(config, trim(text.substr(0, eq)), text.substr(eq + 1)); !s)
+      return Error(where + ": expected 'key = value', got '" + setting + "'");
+    if (auto s = set_config_value(config, trim(setting.substr(0, eq)), setting.substr(eq + 1)); !s)
       return s.error().within(where);
   }
   return Status::ok();
+}
+
+Status load_config_file(Config& config, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error("cannot read config file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_config_text(config, text.str(), path);
 }
 
 Status validate(const Config& c) {
@@ -226,6 +284,7 @@ Status validate(const Config& c) {
   if (c.graph.training_torch_threads < 0)
     return fail("graph.training_torch_threads must be 0 (graph.torch_threads) or more");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
+  if (auto cluster = validate(c.cluster, c.run.mode); !cluster) return cluster;
   if (c.memory.sim_mib < 1) return fail("memory.sim_mib must be at least 1");
   if (c.memory.model_mib < 1) return fail("memory.model_mib must be at least 1");
   if (c.model.policy == PolicyKind::torchscript && c.model.torchscript.empty())

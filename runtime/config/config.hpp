@@ -101,8 +101,28 @@ struct MemoryConfig {
   int64_t model_mib = 2048;  // trainer and replicas: flat weight buffers
 };
 
+// A run across processes and machines (docs/multi-node.md): a coordinator (supervisor, learner,
+// evaluator, the top of the weight distribution) and nodes (samplers, inference replicas, a
+// distributor each) that join it over CAF's middleman.
+struct ClusterConfig {
+  // HOST:PORT the coordinator listens on: the control plane on PORT, the data plane on PORT+1
+  // (PORT 0: any free ports, logged). Empty: the whole graph in this process.
+  std::string listen;
+  int nodes = 1;               // nodes the samplers wait for before they start
+  double join_timeout_s = 60;  // then they start with the nodes there are (at least one)
+  int local_samplers = 0;      // samplers the coordinator hosts itself beside the nodes'
+  int node_samplers = 0;       // samplers per node; 0: auto, half the node's cores (at least 1)
+  int node_replicas = 1;       // inference replicas per node
+  double heartbeat_interval_s = 0.5;  // every process of the cluster sends heartbeats this often
+  double connection_timeout_s = 5;    // a peer silent this long is lost (killed, cut off or hung)
+  // Mutual TLS (all three, or none): this process's certificate and key, and the CA whose
+  // certificates it accepts. scripts/cluster-certs.sh makes them.
+  std::string tls_certificate, tls_key, tls_cafile;
+};
+
 struct Config {
   RunConfig run;
+  ClusterConfig cluster;
   GraphConfig graph;
   MemoryConfig memory;
   envs::EnvConfig env;
@@ -123,6 +143,8 @@ Status set_config_value(Config& config, const std::string& key, const std::strin
 Expected<std::string> get_config_value(const Config& config, const std::string& key);
 // Applies a file of `key = value` lines ('#' starts a comment); errors name file and line.
 Status load_config_file(Config& config, const std::string& path);
+// The same for text (`origin` names it in errors), e.g. a coordinator's config sent to a node.
+Status load_config_text(Config& config, const std::string& text, const std::string& origin);
 // Checks values against each other and their ranges once everything is set.
 Status validate(const Config& config);
 // The env buffers a sampler of `envs_per_sampler` envs uses: graph.env_buffers, or fewer where

@@ -41,6 +41,25 @@ struct GroupStatus {
   double success_rate = 0;  // of the same episodes
 };
 
+// One node of a multi-node run (the coordinator's own samplers, when it hosts some, are node 0,
+// "coordinator"). Env steps and segments count once the learner acknowledged them.
+struct NodeStatus {
+  uint32_t id = 0;
+  std::string name, host;
+  std::string state;  // joining | running | lost
+  uint32_t cores = 0, gpus = 0, samplers = 0, envs = 0, replicas = 0;
+  uint64_t env_steps = 0;
+  double steps_per_second = 0;  // since it started
+  uint64_t segments = 0, segment_bytes = 0;
+  double policy_lag_mean = 0;  // versions its segments' oldest steps were behind at acknowledgement
+  uint64_t weights_version = 0;  // the latest its distributor acknowledged
+  uint64_t weight_updates = 0, weight_bytes = 0;
+  // The weights it started with (the first its distributor acknowledged; its samplers start
+  // after), and the oldest version that acted in its first acknowledged segment.
+  uint64_t start_version = 0, first_segment_version = 0;
+  std::string lost_reason;  // why it was lost; empty while it is not
+};
+
 struct RunStatus {
   uint64_t env_steps = 0;
   double wall_seconds = 0;
@@ -61,6 +80,7 @@ struct RunStatus {
   std::vector<PoolSummary> memory;  // the sim and model pools
   std::vector<GroupStatus> groups;  // one per env group, in the graph's order
   uint64_t segments_dropped = 0;    // by the graph's stages (their env steps count)
+  std::vector<NodeStatus> nodes;    // a multi-node run's nodes, lost ones included
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not

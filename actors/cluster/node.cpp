@@ -1,0 +1,251 @@
+#include <dvla/actors/cluster/node.hpp>
+
+#include <fmt/core.h>
+#include <torch/cuda.h>
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include <dvla/actors/cluster/uplink.hpp>
+#include <dvla/actors/control/plane_systems.hpp>
+#include <dvla/actors/graph/graph_builder.hpp>
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/cluster_inspect.hpp>
+#include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+
+namespace dvla {
+namespace {
+
+using namespace dvla::actors;
+
+// How often the node looks at its stop requests while it waits for messages.
+constexpr auto idle_check = std::chrono::milliseconds(200);
+
+// The node's control-plane actor, which the coordinator watches and releases: it passes the
+// release on to the node's main thread (`main`), then acknowledges.
+node_actor::behavior_type node_agent(node_actor::pointer, caf::actor main) {
+  return {[main](shutdown_atom a, const std::string& why) {
+    caf::anon_send(main, a, why);
+    return true;
+  }};
+}
+
+// Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
+Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(setup.cluster.join_timeout_s);
+  for (;;) {
+    auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
+                                               setup.coordinator.port);
+    if (c) return c;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return Error("no coordinator within cluster.join_timeout_s = " +
+                   fmt::format("{}", setup.cluster.join_timeout_s) + " s: " + c.error().message());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// A blocking request from `self`; the answer's values, or the error naming `what`.
+template <class... Answer, class Handle, class... Args>
+Expected<std::tuple<Answer...>> ask(caf::scoped_actor& self, const Handle& to, double timeout_s,
+                                    const std::string& what, Args&&... args) {
+  Expected<std::tuple<Answer...>> out = Error(what + ": no answer");
+  self->request(to, timeout_of(timeout_s), std::forward<Args>(args)...)
+      .receive([&](Answer&... a) { out = std::make_tuple(std::move(a)...); },
+               [&](const caf::error& e) { out = Error(what + ": " + describe(e)); });
+  return out;
+}
+
+// Everything the node spawned, by address: watched for failures, stopped at the end.
+struct Watched {
+  std::map<caf::actor_addr, std::string> names;
+  std::vector<caf::actor> actors;
+
+  void add(caf::scoped_actor& self, const std::string& name, const caf::actor& a) {
+    self->monitor(a);
+    names[a.address()] = name;
+    actors.push_back(a);
+  }
+  void stop_all() {
+    for (auto& a : actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+};
+
+class Node {
+ public:
+  Node(const NodeSetup& setup, PlaneSystems& planes)
+      : setup_(setup), planes_(planes), self_(planes.control()), data_self_(planes.data()) {}
+
+  Expected<NodeOutcome> run(const RunRequests* requests) {
+    auto joined = join();
+    if (!joined) return joined.error();
+    auto built = build();
+    if (!built) return (watched_.stop_all(), built.error());
+    auto started = start();
+    if (!started) return (watched_.stop_all(), started.error());
+    auto outcome = serve(requests);
+    watched_.stop_all();
+    return outcome;
+  }
+
+ private:
+  void log(const std::string& line) const {
+    if (setup_.log) return setup_.log(line);
+    fmt::print(stderr, "dvla-node {}: {}\n", name_, line);
+  }
+  const std::string& where() const { return address_; }
+
+  Status join() {
+    address_ = setup_.coordinator.text();
+    auto coordinator = dial(planes_, setup_);
+    if (!coordinator) return coordinator.error();
+    coordinator_ = *coordinator;
+    self_->monitor(coordinator_);
+    agent_ = planes_.control().spawn(node_agent, caf::actor_cast<caf::actor>(self_));
+    watched_.add(self_, "node agent", caf::actor_cast<caf::actor>(agent_));
+    auto info = describe_this_process(setup_.name);
+    info.gpus = static_cast<uint32_t>(torch::cuda::device_count());
+    info.samplers = setup_.samplers;
+    name_ = info.name;
+    auto answer = ask<NodeAssignment, supervisor_actor>(
+        self_, coordinator_, setup_.cluster.connection_timeout_s * 4,
+        "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_);
+    if (!answer) return answer.error();
+    std::tie(assignment_, supervisor_) = std::move(*answer);
+    auto config = node_config(assignment_, setup_.cluster);
+    if (!config) return config.error();
+    config_ = std::move(*config);
+    config_.graph.envs_per_sampler = static_cast<int>(assignment_.envs_per_sampler);
+    config_.graph.inference_replicas = static_cast<int>(assignment_.replicas);
+    log(fmt::format("joined the coordinator at {} as node {}", where(), assignment_.node));
+    return Status::ok();
+  }
+
+  Status build() {
+    auto gate = planes_.connect<segment_gate_actor>(planes_.data(), setup_.coordinator.host,
+                                                    assignment_.data_port);
+    if (!gate) return gate.error().within("the coordinator's data plane");
+    gate_ = *gate;
+    auto intake = ask<segment_intake_actor>(data_self_, gate_, config_.run.message_timeout_s,
+                                            "the coordinator's data plane", join_atom::value,
+                                            assignment_.node, assignment_.name);
+    if (!intake) return intake.error();
+    const auto segment_intake = std::get<0>(*intake);
+    BuildContext context;
+    context.config = config_;
+    context.supervisor = caf::actor_cast<caf::actor>(supervisor_);
+    context.control_system = &planes_.control();
+    context.placement =
+        BuildContext::SamplerPlacement{assignment_.first_sampler, assignment_.samplers};
+    context.watch = [this](const std::string& name, const caf::actor& a) {
+      watched_.add(self_, name, a);
+    };
+    context.node_uplink = [this, segment_intake](const std::string& sampler) {
+      auto uplink = spawn_uplink(
+          planes_.data(), {sampler, segment_intake, caf::actor_cast<caf::actor>(supervisor_)});
+      watched_.add(self_, "uplink/" + sampler, caf::actor_cast<caf::actor>(uplink));
+      return uplink;
+    };
+    try {
+      const auto graph = setup_.make_graph ? setup_.make_graph(config_)
+                                           : graph_of(config_, default_graph_parts(config_));
+      graph_ = build_graph(planes_.data(), graph, context);
+    } catch (const std::exception& e) {
+      return Error(std::string("building the node's part of the graph failed: ") + e.what());
+    }
+    return Status::ok();
+  }
+
+  // The current weights first (through the distributor), then the samplers.
+  Status start() {
+    auto weights = ask<uint64_t>(data_self_, gate_, config_.run.message_timeout_s,
+                                 "getting the current weights", attach_atom::value,
+                                 assignment_.name, graph_.distributor);
+    if (!weights) return weights.error();
+    const double wait_s = setup_.cluster.join_timeout_s + config_.run.message_timeout_s;
+    auto ready =
+        ask<uint32_t>(self_, coordinator_, wait_s, "the coordinator did not start the node",
+                      ready_atom::value, assignment_.node, graph_.endpoints);
+    if (!ready) return ready.error();
+    start_samplers(graph_);
+    const auto& a = assignment_;
+    log(fmt::format("started with weights version {}: samplers {}..{} x {} envs, {} replica(s)",
+                    std::get<0>(*weights), a.first_sampler, a.first_sampler + a.samplers - 1,
+                    a.envs_per_sampler, a.replicas));
+    return Status::ok();
+  }
+
+  Expected<NodeOutcome> serve(const RunRequests* requests) {
+    Expected<NodeOutcome> outcome = Error("not ended");
+    bool done = false;
+    while (!done) {
+      self_->receive(
+          [&](shutdown_atom, const std::string& why) {
+            outcome = NodeOutcome{assignment_.node, why};
+            done = true;
+          },
+          [&](caf::down_msg& down) {
+            done = true;
+            if (down.source == coordinator_.address()) {
+              outcome = Error("lost the coordinator at " + where() + ": " + describe(down.reason) +
+                              "; the node stops (restart it to join a new coordinator)");
+              return;
+            }
+            const auto it = watched_.names.find(down.source);
+            const auto name = it == watched_.names.end() ? std::string("an actor") : it->second;
+            outcome = Error(name + " stopped: " + describe(down.reason));
+          },
+          caf::after(idle_check) >>
+              [&] {
+                if (requests && requests->stop_requested()) {
+                  outcome = NodeOutcome{assignment_.node, "stop request"};
+                  done = true;
+                }
+              });
+    }
+    if (outcome) log("released: " + outcome->why);
+    return outcome;
+  }
+
+  const NodeSetup& setup_;
+  PlaneSystems& planes_;
+  caf::scoped_actor self_;       // control plane: the coordinator, the agent, watching
+  caf::scoped_actor data_self_;  // data plane: the gate (its handles cross on that connection)
+  std::string address_, name_;
+  coordinator_actor coordinator_;
+  segment_gate_actor gate_;
+  node_actor agent_;
+  NodeAssignment assignment_;
+  supervisor_actor supervisor_;
+  Config config_;
+  BuiltGraph graph_;
+  Watched watched_;
+};
+
+}  // namespace
+
+Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* requests) {
+  std::unique_ptr<PlaneSystems> planes;
+  try {
+    planes = std::make_unique<PlaneSystems>(
+        true, static_cast<size_t>(setup.scheduler_threads),
+        NetworkOptions{setup.cluster.heartbeat_interval_s, setup.cluster.connection_timeout_s,
+                       setup.cluster.tls_certificate, setup.cluster.tls_key,
+                       setup.cluster.tls_cafile});
+  } catch (const std::exception& e) {
+    return Error(e.what());
+  }
+  Expected<NodeOutcome> outcome = Error("not run");
+  {
+    Node node(setup, *planes);
+    outcome = node.run(requests);
+  }
+  return outcome;
+}
+
+}  // namespace dvla

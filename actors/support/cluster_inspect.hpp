@@ -1,0 +1,32 @@
+#pragma once
+// How CAF serializes and prints the messages of a multi-node run's join (actors/cluster/).
+#include <caf/meta/type_name.hpp>
+
+#include <dvla/actors/interfaces.hpp>
+#include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/cluster/node_info.hpp>
+
+namespace dvla {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NodeInfo& x) {
+  return f(caf::meta::type_name("dvla::NodeInfo"), x.name, x.host, x.pid, x.cores, x.memory_mib,
+           x.gpus, x.samplers);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, NodeAssignment& x) {
+  return f(caf::meta::type_name("dvla::NodeAssignment"), x.node, x.name, x.config_text,
+           x.first_sampler, x.samplers, x.envs_per_sampler, x.replicas, x.data_port);
+}
+
+}  // namespace dvla
+
+namespace dvla::actors {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, EndpointRef& x) {
+  return f(caf::meta::type_name("dvla::EndpointRef"), x.name, x.handle, x.takes_orders, x.node);
+}
+
+}  // namespace dvla::actors

@@ -1,0 +1,26 @@
+#include <dvla/runtime/cluster/node_assignment.hpp>
+
+#include <algorithm>
+
+namespace dvla {
+
+uint32_t node_samplers(const ClusterConfig& cluster, const NodeInfo& node) {
+  if (node.samplers > 0) return node.samplers;
+  if (cluster.node_samplers > 0) return static_cast<uint32_t>(cluster.node_samplers);
+  return std::max(1u, node.cores / 2);
+}
+
+Expected<Config> node_config(const NodeAssignment& assignment, const ClusterConfig& own) {
+  Config config;
+  if (auto loaded = load_config_text(config, assignment.config_text, "the coordinator's config");
+      !loaded)
+    return loaded.error();
+  config.cluster = own;
+  config.run.logdir.clear();  // the coordinator's directory: nodes write nothing there
+  config.run.trace.clear();
+  if (auto valid = validate(config); !valid)
+    return valid.error().within("the coordinator's config");
+  return config;
+}
+
+}  // namespace dvla

@@ -1,0 +1,33 @@
+#pragma once
+// NodeAssignment: the coordinator's answer to a node that joins — the run's config and the part of
+// the graph the node hosts: its samplers (ids first_sampler...), their envs, its inference
+// replicas; and where the data plane listens.
+#include <cstdint>
+#include <string>
+
+#include <dvla/core/expected.hpp>
+#include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/config/config.hpp>
+
+namespace dvla {
+
+struct NodeAssignment {
+  uint32_t node = 0;           // the node's number in this run (1, 2, ...; the coordinator is 0)
+  std::string name;            // the node's name, as the run's status and log call it
+  std::string config_text;     // the run's config (dump_config: the text config.txt holds)
+  uint32_t first_sampler = 0;  // the node's sampler ids are first_sampler, first_sampler + 1, ...
+  uint32_t samplers = 0;
+  uint32_t envs_per_sampler = 0;
+  uint32_t replicas = 0;
+  uint16_t data_port = 0;  // the coordinator's data plane, on the host the node dialled
+};
+
+// How many samplers a node hosts: what it asked for, else cluster.node_samplers, else half its
+// cores (at least one).
+uint32_t node_samplers(const ClusterConfig& cluster, const NodeInfo& node);
+
+// The run's config as the node sees it: the assignment's text, parsed and checked; the node keeps
+// its own cluster settings (its addresses and certificates are its own).
+Expected<Config> node_config(const NodeAssignment& assignment, const ClusterConfig& own);
+
+}  // namespace dvla

@@ -1,0 +1,23 @@
+#pragma once
+// NodeInfo: what a node tells the coordinator about itself when it joins — who it is and what it
+// has, so that the coordinator can size what it places there.
+#include <cstdint>
+#include <string>
+
+namespace dvla {
+
+struct NodeInfo {
+  std::string name;  // unique in the cluster; dvla-node's --name, else HOST/PID
+  std::string host;  // the machine's host name
+  uint64_t pid = 0;
+  uint32_t cores = 1;  // logical cores the process may use
+  uint64_t memory_mib = 0;
+  uint32_t gpus = 0;  // CUDA devices LibTorch sees
+  uint32_t samplers =
+      0;  // samplers it asks to host (dvla-node --samplers); 0: the coordinator's rule
+};
+
+// This process on this machine (everything but the GPUs, which take LibTorch to count).
+NodeInfo describe_this_process(const std::string& name);
+
+}  // namespace dvla

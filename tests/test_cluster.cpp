@@ -1,0 +1,218 @@
+// A multi-node run on 127.0.0.1: a coordinator (dvla-ppo --listen) and node processes
+// (dvla-node). It learns as one process does; a node killed or hung mid-run is declared lost,
+// named, and the run goes on and completes with every node's acknowledged env steps adding up to
+// its total; a restarted node rejoins with the current weights.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+
+using dvla::test::ChildProcess;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Heartbeats fast enough that a lost node is noticed within two seconds.
+const std::vector<std::string> heartbeats = {"--set", "cluster.heartbeat_interval_s=0.2", "--set",
+                                             "cluster.connection_timeout_s=2"};
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+class Cluster {
+ public:
+  explicit Cluster(const std::string& name)
+      : dir_(fs::temp_directory_path() /
+             ("dvla-test-cluster-" + name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~Cluster() {
+    nodes_.clear();
+    coordinator_.reset();
+    fs::remove_all(dir_);
+  }
+
+  std::string dir() const { return dir_.string(); }
+
+  // Starts the coordinator on a free port and returns it (0 when it did not say).
+  uint16_t start_coordinator(const std::vector<std::string>& args) {
+    coordinator_ = std::make_unique<ChildProcess>(
+        DVLA_PPO, std::vector<std::string>{"--listen", "127.0.0.1:0", "--json"} + args,
+        (dir_ / "coordinator").string());
+    std::smatch m;
+    const std::regex port("coordinator port ([0-9]+)");
+    coordinator_->wait_for_err([&](const std::string& e) { return std::regex_search(e, m, port); });
+    const auto err = coordinator_->err();
+    if (!std::regex_search(err, m, port)) return 0;
+    port_ = static_cast<uint16_t>(std::stoi(m[1]));
+    return port_;
+  }
+
+  ChildProcess& start_node(const std::string& name, const std::vector<std::string>& args = {}) {
+    nodes_.push_back(std::make_unique<ChildProcess>(
+        DVLA_NODE,
+        std::vector<std::string>{"--coordinator", "127.0.0.1:" + std::to_string(port_), "--name",
+                                 name} +
+            args,
+        (dir_ / (name + "-" + std::to_string(nodes_.size()))).string()));
+    return *nodes_.back();
+  }
+
+  ChildProcess& coordinator() { return *coordinator_; }
+
+  // The coordinator's summary: the last line of its stdout (--json).
+  json summary() const {
+    const auto out = coordinator_->out();
+    const auto line = out.rfind("\n{");
+    if (line == std::string::npos) return json();
+    return json::parse(out.substr(line + 1), nullptr, /*allow_exceptions=*/false);
+  }
+
+ private:
+  fs::path dir_;
+  std::unique_ptr<ChildProcess> coordinator_;
+  std::vector<std::unique_ptr<ChildProcess>> nodes_;
+  uint16_t port_ = 0;
+};
+
+// The coordinator's log line that names a lost node.
+bool lost_line(const std::string& log, const std::string& node) {
+  return std::regex_search(log, std::regex("node '" + node + "' \\(host [^)]*\\) lost: "));
+}
+
+uint64_t node_steps(const json& summary) {
+  uint64_t sum = 0;
+  for (const auto& n : summary["nodes"]) sum += n["env_steps"].get<uint64_t>();
+  return sum;
+}
+
+// The best evaluation of a run: the periodic ones in its progress log and the final one.
+double best_evaluation(const std::string& logdir, const json& summary) {
+  double best = summary.value("eval_mean_return", 0.0);
+  std::ifstream in(fs::path(logdir) / "progress.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("last_eval"))
+      best = std::max(best, j["last_eval"]["mean_return"].get<double>());
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("a coordinator and two node processes learn CartPole as one process does") {
+  Cluster cluster("learn");
+  const auto logdir = cluster.dir() + "/run";
+  // The one-process test's budget, samplers (2 x 8 envs: one per node) and threshold.
+  REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
+                                     "eval.every=25", "--logdir", logdir}) != 0);
+  auto& a = cluster.start_node("a", {"--samplers", "1"});
+  auto& b = cluster.start_node("b", {"--samplers", "1"});
+  REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 2);
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  CHECK(summary["env_steps"].get<uint64_t>() >= 500000);
+  for (const auto& n : summary["nodes"]) {
+    CHECK(n["state"] == "running");
+    CHECK(n["env_steps"].get<uint64_t>() > 0);
+    CHECK(n["weight_updates"].get<uint64_t>() > 0);
+  }
+  const double best = best_evaluation(logdir, summary);
+  MESSAGE("best evaluation ", best, ", final ", summary["eval_mean_return"].get<double>());
+  CHECK(best >= 450.0);
+}
+
+TEST_CASE("a node killed mid-run is lost and named; the run completes; its restart rejoins") {
+  Cluster cluster("kill");
+  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
+                                                             "600000", "--set", "eval.episodes=2"} +
+                                    heartbeats) != 0);
+  auto& a = cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto& b = cluster.start_node("b", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto& coordinator = cluster.coordinator();
+  // Mid-run: once both nodes have shipped segments (the coordinator's progress shows weights
+  // going out to both).
+  REQUIRE(coordinator.wait_for_err(
+      [](const std::string& e) { return e.find("starting with 2 node(s)") != std::string::npos; }));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  a.signal(SIGKILL);
+  CHECK(a.wait() == 128 + SIGKILL);
+  const bool lost =
+      coordinator.wait_for_err([](const std::string& e) { return lost_line(e, "a"); });
+  REQUIRE_MESSAGE(lost, coordinator.err());
+  auto& restarted =
+      cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  CHECK_MESSAGE(restarted.wait() == 0, restarted.err());
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  // b, the lost a, the restarted a: nothing counted twice, nothing acknowledged lost.
+  REQUIRE(summary["nodes"].size() == 3);
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  int lost_nodes = 0;
+  for (const auto& n : summary["nodes"]) {
+    MESSAGE(n.dump());
+    CHECK(n["env_steps"].get<uint64_t>() > 0);
+    if (n["state"] == "lost") {
+      ++lost_nodes;
+      CHECK(n["name"] == "a");
+      continue;
+    }
+    CHECK(n["state"] == "running");
+  }
+  CHECK(lost_nodes == 1);
+  const auto& rejoined = summary["nodes"].back();
+  CHECK(rejoined["name"] == "a");
+  CHECK(rejoined["state"] == "running");
+  // It started with the learner's weights of the time, and acted with them from its first step.
+  CHECK(rejoined["start_version"].get<uint64_t>() > 0);
+  CHECK(rejoined["first_segment_version"].get<uint64_t>() >=
+        rejoined["start_version"].get<uint64_t>());
+  CHECK(coordinator.err().find("remote_link_unreachable") != std::string::npos);
+}
+
+TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run goes on") {
+  Cluster cluster("hang");
+  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
+                                                             "300000", "--set", "eval.episodes=2"} +
+                                    heartbeats) != 0);
+  auto& a = cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto& b = cluster.start_node("b", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto& coordinator = cluster.coordinator();
+  REQUIRE(coordinator.wait_for_err(
+      [](const std::string& e) { return e.find("starting with 2 node(s)") != std::string::npos; }));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  b.signal(SIGSTOP);  // its TCP connection stays open: only the heartbeats can tell
+  const auto stopped = std::chrono::steady_clock::now();
+  const bool lost =
+      coordinator.wait_for_err([](const std::string& e) { return lost_line(e, "b"); });
+  const double after_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  REQUIRE_MESSAGE(lost, coordinator.err());
+  MESSAGE("declared lost ", after_s, " s after SIGSTOP (cluster.connection_timeout_s = 2)");
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  b.signal(SIGCONT);  // it finds its coordinator gone
+  CHECK(b.wait() == 1);
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+}
