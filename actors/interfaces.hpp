@@ -93,16 +93,18 @@ using supervisor_actor = caf::typed_actor<
     caf::replies_to<weights_atom>::with<msg::WeightsFrame>,
     caf::replies_to<checkpoint_atom>::with<std::string, msg::WeightsFrame>,
     caf::replies_to<msg::ControlFrame>::with<uint64_t>, caf::reacts_to<shutdown_atom>,
-    // A multi-node run (actors/cluster/): a node joined with its assignment; its
-    // samplers started; it was lost (why); the learner acknowledged a segment of
-    // node N (bytes, policy lag, oldest version, the env steps and episodes it carried); a node's
-    // distributor took a weight update (its name, version, bytes); the samplers
-    // may start (the nodes are in, or the join timeout passed); (release): the
-    // run is over, the nodes are told to stop (answered with how many did).
+    // A multi-node run (actors/cluster/): a node joined with its assignment; its samplers
+    // started; it was lost (why); the learner acknowledged a segment of node N (bytes, policy
+    // lag, oldest version, the env steps and episodes it carried); a node's distributor took a
+    // weight update (its name, version, bytes); a control round reached a node's endpoints and
+    // back (its name, us); the samplers may start (the nodes are in, or the join timeout
+    // passed); (release): the run is over, the nodes are told to stop (answered with how many
+    // did).
     caf::reacts_to<join_atom, NodeInfo, NodeAssignment>, caf::reacts_to<ready_atom, uint32_t>,
     caf::reacts_to<lost_atom, uint32_t, std::string>,
     caf::reacts_to<acked_atom, uint32_t, uint64_t, uint64_t, uint64_t, msg::MetricsFrame>,
-    caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>, caf::reacts_to<quorum_atom>,
+    caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>,
+    caf::reacts_to<ping_atom, std::string, double>, caf::reacts_to<quorum_atom>,
     caf::replies_to<release_atom>::with<uint32_t>>;
 
 // A user's stage on the data plane, between the samplers and the learner (reward shaping, a

@@ -21,6 +21,14 @@ dvla_dependency(mujoco)
 # Debian's mujoco target names /usr/include/libqhull_r, which only libqhull-dev provides; the
 # public headers need just /usr/include.
 set_target_properties(mujoco::mujoco PROPERTIES INTERFACE_INCLUDE_DIRECTORIES /usr/include)
+# hwloc (libhwloc-dev) has no CMake package: a node describes its machine's topology with it.
+if(NOT TARGET hwloc::hwloc)
+  find_path(HWLOC_INCLUDE_DIR hwloc.h REQUIRED)
+  find_library(HWLOC_LIBRARY hwloc REQUIRED)
+  add_library(hwloc::hwloc UNKNOWN IMPORTED)
+  set_target_properties(hwloc::hwloc PROPERTIES IMPORTED_LOCATION "${HWLOC_LIBRARY}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${HWLOC_INCLUDE_DIR}")
+endif()
 if(NOT TARGET EGL::EGL)
   find_library(EGL_LIBRARY EGL REQUIRED)
   add_library(EGL::EGL UNKNOWN IMPORTED)

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config   # toolchain
   libcaf-dev libssl-dev                     # actors (CAF 0.17.6: core, io, openssl)
+  openssl                                   # scripts/cluster-certs.sh: TLS certificates
   libcapnp-dev capnproto                    # messages
   libtorch-dev libopenblas0-pthread         # learning; OpenBLAS replaces the slow reference BLAS
   libtcmalloc-minimal4                      # malloc that keeps LibTorch's large tensors mapped

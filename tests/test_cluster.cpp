@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -25,6 +26,8 @@ namespace {
 // Heartbeats fast enough that a lost node is noticed within two seconds.
 const std::vector<std::string> heartbeats = {"--set", "cluster.heartbeat_interval_s=0.2", "--set",
                                              "cluster.connection_timeout_s=2"};
+
+const std::vector<std::string> one_sampler = {"--samplers", "1"};
 
 std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -73,6 +76,21 @@ class Cluster {
 
   ChildProcess& coordinator() { return *coordinator_; }
 
+  // A coordinator with `env_steps` to collect and fast heartbeats, and nodes a and b of one
+  // sampler each; returned once their samplers started.
+  std::pair<ChildProcess&, ChildProcess&> start_two_nodes(uint64_t env_steps) {
+    REQUIRE(start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
+                                                       std::to_string(env_steps), "--set",
+                                                       "eval.episodes=2"} +
+                              heartbeats) != 0);
+    auto& a = start_node("a", one_sampler + heartbeats);
+    auto& b = start_node("b", one_sampler + heartbeats);
+    REQUIRE(coordinator_->wait_for_err([](const std::string& e) {
+      return e.find("starting with 2 node(s)") != std::string::npos;
+    }));
+    return {a, b};
+  }
+
   // The coordinator's summary: the last line of its stdout (--json).
   json summary() const {
     const auto out = coordinator_->out();
@@ -87,6 +105,13 @@ class Cluster {
   std::vector<std::unique_ptr<ChildProcess>> nodes_;
   uint16_t port_ = 0;
 };
+
+// This process's TLS flags: its certificate and key NAME under `dir`, and `dir`'s CA.
+std::vector<std::string> tls(const std::string& dir, const std::string& name) {
+  return {"--set", "cluster.tls.certificate=" + dir + "/" + name + ".pem",
+          "--set", "cluster.tls.key=" + dir + "/" + name + ".key",
+          "--set", "cluster.tls.cafile=" + dir + "/ca.pem"};
+}
 
 // The coordinator's log line that names a lost node.
 bool lost_line(const std::string& log, const std::string& node) {
@@ -119,8 +144,8 @@ TEST_CASE("a coordinator and two node processes learn CartPole as one process do
   // The one-process test's budget, samplers (2 x 8 envs: one per node) and threshold.
   REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
                                      "eval.every=25", "--logdir", logdir}) != 0);
-  auto& a = cluster.start_node("a", {"--samplers", "1"});
-  auto& b = cluster.start_node("b", {"--samplers", "1"});
+  auto& a = cluster.start_node("a", one_sampler);
+  auto& b = cluster.start_node("b", one_sampler);
   REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
   CHECK_MESSAGE(b.wait() == 0, b.err());
@@ -141,24 +166,15 @@ TEST_CASE("a coordinator and two node processes learn CartPole as one process do
 
 TEST_CASE("a node killed mid-run is lost and named; the run completes; its restart rejoins") {
   Cluster cluster("kill");
-  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
-                                                             "600000", "--set", "eval.episodes=2"} +
-                                    heartbeats) != 0);
-  auto& a = cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
-  auto& b = cluster.start_node("b", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto [a, b] = cluster.start_two_nodes(600000);
   auto& coordinator = cluster.coordinator();
-  // Mid-run: once both nodes have shipped segments (the coordinator's progress shows weights
-  // going out to both).
-  REQUIRE(coordinator.wait_for_err(
-      [](const std::string& e) { return e.find("starting with 2 node(s)") != std::string::npos; }));
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // mid-run
   a.signal(SIGKILL);
   CHECK(a.wait() == 128 + SIGKILL);
   const bool lost =
       coordinator.wait_for_err([](const std::string& e) { return lost_line(e, "a"); });
   REQUIRE_MESSAGE(lost, coordinator.err());
-  auto& restarted =
-      cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto& restarted = cluster.start_node("a", one_sampler + heartbeats);
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(b.wait() == 0, b.err());
   CHECK_MESSAGE(restarted.wait() == 0, restarted.err());
@@ -191,15 +207,9 @@ TEST_CASE("a node killed mid-run is lost and named; the run completes; its resta
 
 TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run goes on") {
   Cluster cluster("hang");
-  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
-                                                             "300000", "--set", "eval.episodes=2"} +
-                                    heartbeats) != 0);
-  auto& a = cluster.start_node("a", std::vector<std::string>{"--samplers", "1"} + heartbeats);
-  auto& b = cluster.start_node("b", std::vector<std::string>{"--samplers", "1"} + heartbeats);
+  auto [a, b] = cluster.start_two_nodes(300000);
   auto& coordinator = cluster.coordinator();
-  REQUIRE(coordinator.wait_for_err(
-      [](const std::string& e) { return e.find("starting with 2 node(s)") != std::string::npos; }));
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // mid-run
   b.signal(SIGSTOP);  // its TCP connection stays open: only the heartbeats can tell
   const auto stopped = std::chrono::steady_clock::now();
   const bool lost =
@@ -215,4 +225,36 @@ TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+}
+
+TEST_CASE(
+    "with mutual TLS a node of the cluster's CA joins; another CA's node and a plain one are "
+    "refused") {
+  Cluster cluster("tls");
+  const auto ca = cluster.dir() + "/ca", rogue = cluster.dir() + "/rogue";
+  const std::string script = DVLA_CLUSTER_CERTS;
+  REQUIRE(std::system((script + " " + ca + " coordinator good > /dev/null").c_str()) == 0);
+  REQUIRE(std::system((script + " " + rogue + " rogue > /dev/null").c_str()) == 0);
+  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "1", "--max-env-steps",
+                                                             "100000", "--set", "eval.episodes=2"} +
+                                    tls(ca, "coordinator")) != 0);
+  // The refused ones stop dialling after their join timeout, with the reason.
+  const std::vector<std::string> brief = {"--set", "cluster.join_timeout_s=2"};
+  auto& other_ca = cluster.start_node("rogue", tls(rogue, "rogue") + brief);
+  auto& plain = cluster.start_node("plain", brief);
+  CHECK(other_ca.wait() == 1);
+  CHECK(plain.wait() == 1);
+  CHECK_MESSAGE(other_ca.err().find("over TLS: system_error(disconnect_during_handshake)") !=
+                    std::string::npos,
+                other_ca.err());
+  CHECK_MESSAGE(plain.err().find("disconnect_during_handshake") != std::string::npos, plain.err());
+  auto& good = cluster.start_node("good", tls(ca, "good"));
+  REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
+  CHECK_MESSAGE(good.wait() == 0, good.err());
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 1);  // the refused ones never joined
+  CHECK(summary["nodes"][0]["name"] == "good");
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  CHECK(cluster.coordinator().err().find("mutual TLS") != std::string::npos);
 }

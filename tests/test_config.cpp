@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 
@@ -149,4 +150,42 @@ TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refus
   CHECK(validate(c));
   CHECK(set_config_value(c, "ppo.learning_rate_schedule_unit", "steps").error().message() ==
         "config key 'ppo.learning_rate_schedule_unit': 'steps' is not versions or samples");
+}
+
+TEST_CASE(
+    "cluster settings: HOST:PORT parsed once, TLS all or nothing, sync refused across nodes") {
+  auto a = parse_cluster_address("10.0.0.1:7000");
+  REQUIRE(a);
+  CHECK(a->host == "10.0.0.1");
+  CHECK(a->port == 7000);
+  CHECK(parse_cluster_address("127.0.0.1:0")->port == 0);
+  CHECK(parse_cluster_address("7000").error().message() ==
+        "'7000' is not HOST:PORT: there is no ':PORT'");
+  CHECK(parse_cluster_address(":7000").error().message() ==
+        "':7000' is not HOST:PORT: the host is empty");
+  CHECK(parse_cluster_address("h:70000").error().message() ==
+        "'h:70000' is not HOST:PORT: the port must be a number from 0 to 65535");
+  CHECK(parse_cluster_address("h:7x").error().message() ==
+        "'h:7x' is not HOST:PORT: the port must be a number from 0 to 65535");
+
+  Config c;
+  c.cluster.listen = "nohost";
+  CHECK(validate(c).error().message() ==
+        "invalid config: cluster.listen: 'nohost' is not HOST:PORT: there is no ':PORT'");
+  c.cluster.listen = "127.0.0.1:7000";
+  CHECK(validate(c));
+  c.cluster.tls_certificate = "node.pem";
+  CHECK(validate(c).error().message().find("cluster.tls.certificate, cluster.tls.key and "
+                                           "cluster.tls.cafile go together") != std::string::npos);
+  c.cluster.tls_key = "node.key";
+  c.cluster.tls_cafile = "ca.pem";
+  CHECK(validate(c));
+  c.run.mode = RunMode::sync;
+  CHECK(validate(c).error().message() ==
+        "invalid config: mode sync (lock-step rounds) runs in one process; a cluster runs async");
+  c = Config{};
+  c.cluster.connection_timeout_s = 0.1;
+  CHECK(validate(c).error().message() ==
+        "invalid config: cluster.connection_timeout_s must be longer than "
+        "cluster.heartbeat_interval_s");
 }

@@ -1,5 +1,6 @@
 // A frame sent to another OS process over CAF's middleman on 127.0.0.1 decodes intact there; a
-// malformed one is refused there and the peer keeps serving.
+// malformed one is refused there and the peer keeps serving. Over mutual TLS a 1 MiB segment
+// crosses intact, and peers without a certificate of the right CA are refused.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,8 +10,13 @@
 #include <caf/io/all.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
+#include <string>
+#include <vector>
 
+#include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/type_registry.hpp>
@@ -24,7 +30,7 @@ namespace {
 // The peer process, with a pipe to its stdin (closing it ends the peer) and one from its stdout.
 class Peer {
  public:
-  Peer() {
+  explicit Peer(std::vector<std::string> args = {}) {
     int in[2], out[2];
     REQUIRE(pipe(in) == 0);
     REQUIRE(pipe(out) == 0);
@@ -35,7 +41,10 @@ class Peer {
       dup2(out[1], 1);
       close(in[1]);
       close(out[0]);
-      execl(DVLA_TEST_PEER, DVLA_TEST_PEER, static_cast<char*>(nullptr));
+      std::vector<char*> argv{const_cast<char*>(DVLA_TEST_PEER)};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(DVLA_TEST_PEER, argv.data());
       _exit(127);
     }
     close(in[0]);
@@ -67,21 +76,9 @@ class Peer {
   FILE* stdout_ = nullptr;
 };
 
-}  // namespace
-
-TEST_CASE("a segment frame crosses to another process over the middleman and decodes intact") {
-  Peer peer;
-  const uint16_t port = peer.port();
-
-  caf::actor_system_config config;
-  actors::register_types(config);
-  config.load<caf::io::middleman>();
-  caf::actor_system system{config};
-  auto remote = system.middleman().remote_actor("127.0.0.1", port);
-  REQUIRE_MESSAGE(remote, system.render(remote.error()));
-
-  // A segment of realistic size (about 600 KB) with random contents.
-  const int T = 64, E = 16, O = 128;
+// A segment of `observation_floats` per step (64 steps x 16 envs) with random contents.
+msg::SegmentFrame random_segment(int observation_floats) {
+  const int T = 64, E = 16, O = observation_floats;
   std::mt19937 rng(5);
   std::normal_distribution<float> noise;
   std::vector<float> obs(T * E * O), actions(T * E), rewards(T * E), logp(T * E), values(T * E),
@@ -107,23 +104,91 @@ TEST_CASE("a segment frame crosses to another process over the middleman and dec
   s.values = {values.data(), {T, E}};
   s.bootstrap_values = {bootstrap.data(), {E}};
   s.policy_versions.assign(T, 17);
-  const auto frame = msg::build(s);
+  return msg::build(s);
+}
+
+// The peer's answer to `frame`: the digest of what it decoded, or why the request failed.
+std::string ask(caf::scoped_actor& self, const caf::actor& peer, const msg::SegmentFrame& f) {
+  std::string answer;
+  self->request(peer, std::chrono::seconds(30), f)
+      .receive([&](const std::string& a) { answer = a; },
+               [&](const caf::error& e) { answer = "request failed: " + actors::describe(e); });
+  return answer;
+}
+
+// Certificates of two CAs under `dir` (scripts/cluster-certs.sh): ca/{ca,peer,client} and
+// rogue/{ca,client}.
+bool make_certificates(const std::string& dir) {
+  const std::string script = DVLA_CLUSTER_CERTS;
+  const auto quiet = " > /dev/null";
+  return std::system((script + " " + dir + "/ca peer client" + quiet).c_str()) == 0 &&
+         std::system((script + " " + dir + "/rogue client" + quiet).c_str()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a segment frame crosses to another process over the middleman and decodes intact") {
+  Peer peer;
+  const uint16_t port = peer.port();
+
+  caf::actor_system_config config;
+  actors::register_types(config);
+  config.load<caf::io::middleman>();
+  caf::actor_system system{config};
+  auto remote = system.middleman().remote_actor("127.0.0.1", port);
+  REQUIRE_MESSAGE(remote, system.render(remote.error()));
+
+  // A segment of realistic size (about 600 KB).
+  const auto frame = random_segment(128);
   const auto local = msg::read(frame);
   REQUIRE(local);
 
   caf::scoped_actor self{system};
-  auto ask = [&](const msg::SegmentFrame& f) {
-    std::string answer;
-    self->request(*remote, std::chrono::seconds(30), f)
-        .receive([&](const std::string& a) { answer = a; },
-                 [&](const caf::error& e) { answer = "request failed: " + actors::describe(e); });
-    return answer;
-  };
-  CHECK(ask(frame) == test::digest(*local));
+  CHECK(ask(self, *remote, frame) == test::digest(*local));
 
   // Damaged bytes are refused over there, with the reason, and the peer keeps serving.
   auto damaged =
-      ask(msg::SegmentFrame(msg::Bytes::copy_of(frame.data(), frame.size() / 3 / 8 * 8)));
+      ask(self, *remote,
+          msg::SegmentFrame(msg::Bytes::copy_of(frame.data(), frame.size() / 3 / 8 * 8)));
   CHECK(damaged.find("error: trajectory segment:") == 0);
-  CHECK(ask(frame) == test::digest(*local));
+  CHECK(ask(self, *remote, frame) == test::digest(*local));
+}
+
+TEST_CASE(
+    "over mutual TLS a 1 MiB segment crosses intact; another CA's peer and a plain one are "
+    "refused") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dvla-test-tls-" + std::to_string(getpid()));
+  REQUIRE(make_certificates(dir.string()));
+  const auto ca = (dir / "ca").string(), rogue = (dir / "rogue").string();
+  Peer peer({ca + "/peer.pem", ca + "/peer.key", ca + "/ca.pem"});
+  const uint16_t port = peer.port();
+  const auto frame = random_segment(256);  // 64 x 16 steps of 256 floats: 1 MiB of observations
+  REQUIRE(frame.size() > (size_t{1} << 20));
+  const auto local = msg::read(frame);
+  REQUIRE(local);
+  // A client with a certificate from the peer's CA.
+  {
+    actors::PlaneSystems planes(false, 2,
+                                {0, 0, ca + "/client.pem", ca + "/client.key", ca + "/ca.pem"});
+    auto remote = planes.connect<caf::actor>(planes.data(), "127.0.0.1", port);
+    REQUIRE_MESSAGE(remote, remote.error().message());
+    caf::scoped_actor self{planes.data()};
+    CHECK(ask(self, *remote, frame) == test::digest(*local));
+  }
+  // One whose certificate another CA signed (trusting that CA too), and one without TLS.
+  {
+    actors::PlaneSystems planes(
+        false, 2, {0, 0, rogue + "/client.pem", rogue + "/client.key", rogue + "/ca.pem"});
+    auto remote = planes.connect<caf::actor>(planes.data(), "127.0.0.1", port);
+    REQUIRE_FALSE(remote);
+    MESSAGE("another CA's client: ", remote.error().message());
+  }
+  {
+    actors::PlaneSystems planes(false, 2);
+    auto remote = planes.connect<caf::actor>(planes.data(), "127.0.0.1", port);
+    REQUIRE_FALSE(remote);
+    MESSAGE("a plain client: ", remote.error().message());
+  }
+  std::filesystem::remove_all(dir);
 }

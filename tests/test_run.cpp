@@ -1,10 +1,13 @@
 // A run's bookkeeping, without actors: the status built from typed reports (per env group, across
-// a resume), the checkpoint and evaluation schedule, and the env-step budget split among samplers.
+// a resume), the checkpoint and evaluation schedule, the env-step budget split among samplers, and
+// a multi-node run's nodes (their figures, their size, the config they get).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include <dvla/runtime/cluster/cluster_tally.hpp>
+#include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/run/snapshot_schedule.hpp>
 #include <dvla/runtime/run/status_tally.hpp>
 #include <dvla/runtime/run/step_budgets.hpp>
@@ -120,4 +123,96 @@ TEST_CASE("the env-step budget is split in batched steps, as evenly as the sampl
               *std::min_element(budgets.begin(), budgets.end()) <=
           1);
   }
+}
+
+TEST_CASE("the cluster tally counts each node's acknowledged segments and names a lost node") {
+  ClusterTally tally;
+  NodeInfo a_info{"a", "host-a", 11, 8, 1024, "1 package", 0, 0};
+  NodeInfo b_info{"b", "host-b", 12, 4, 1024, "1 package", 1, 0};
+  tally.joined(a_info, NodeAssignment{1, "a", "", 0, 2, 8, 1, 7001});
+  tally.joined(b_info, NodeAssignment{2, "b", "", 2, 1, 8, 1, 7001});
+  const auto t0 = ClusterTally::Clock::now();
+  tally.running(1, t0);
+  tally.running(2, t0);
+  CHECK(tally.acknowledged(1, 512, 1000, 1, 0));
+  CHECK(tally.acknowledged(1, 512, 1000, 3, 2));
+  CHECK(tally.acknowledged(2, 256, 500, 0, 4));
+  CHECK_FALSE(tally.acknowledged(9, 1, 1, 0, 0));  // no such node: nothing counted
+  tally.weights_delivered("a", 3, 100);
+  tally.weights_delivered("a", 5, 100);
+  tally.round_trip("b", 250);
+  CHECK(tally.env_steps() == 1280);
+  CHECK(tally.running_nodes() == 2);
+
+  auto lost = tally.lost(1, "remote_link_unreachable");
+  REQUIRE(lost);
+  CHECK(lost->find("node 'a' (host host-a) lost: remote_link_unreachable") == 0);
+  CHECK(lost->find("samplers 0..1 (16 envs)") != std::string::npos);
+  CHECK(lost->find("1024 acknowledged env steps") != std::string::npos);
+  CHECK_FALSE(tally.lost(1, "again"));  // lost once
+  CHECK(tally.running_nodes() == 1);
+
+  // A restarted 'a' rejoins as a new node; its figures start from zero.
+  tally.joined(a_info, NodeAssignment{3, "a", "", 3, 2, 8, 1, 7001});
+  tally.running(3, t0);
+  tally.weights_delivered("a", 9, 100);  // reaches the new one only
+  CHECK(tally.acknowledged(3, 512, 1000, 0, 9));
+  CHECK(tally.env_steps() == 1792);  // the lost node's acknowledged steps stay counted
+
+  const auto s = tally.status(t0 + std::chrono::seconds(2));
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].state == "lost");
+  CHECK(s[0].env_steps == 1024);
+  CHECK(s[0].segments == 2);
+  CHECK(s[0].segment_bytes == 2000);
+  CHECK(s[0].policy_lag_mean == doctest::Approx(2.0));
+  CHECK(s[0].weights_version == 5);
+  CHECK(s[0].start_version == 3);
+  CHECK(s[0].weight_updates == 2);
+  CHECK(s[0].steps_per_second == 0);  // lost: no rate
+  CHECK(s[1].control_rtt_us == doctest::Approx(250));
+  CHECK(s[1].steps_per_second == doctest::Approx(128));
+  CHECK(s[2].name == "a");
+  CHECK(s[2].start_version == 9);
+  CHECK(s[2].first_segment_version == 9);
+  uint64_t sum = 0;
+  for (const auto& n : s) sum += n.env_steps;
+  CHECK(sum == tally.env_steps());
+}
+
+TEST_CASE(
+    "a node hosts the samplers it asks for, else the configured number, else half its cores") {
+  ClusterConfig c;
+  NodeInfo n;
+  n.cores = 16;
+  CHECK(node_samplers(c, n) == 8);
+  n.cores = 1;
+  CHECK(node_samplers(c, n) == 1);
+  c.node_samplers = 3;
+  CHECK(node_samplers(c, n) == 3);
+  n.samplers = 5;
+  CHECK(node_samplers(c, n) == 5);
+}
+
+TEST_CASE("a node takes the run's config from the coordinator and keeps its own cluster settings") {
+  Config run;
+  run.run.max_env_steps = 1234;
+  run.run.logdir = "/coordinator/runs/x";
+  run.cluster.listen = "10.0.0.1:7000";
+  run.cluster.tls_certificate = "/coordinator/cert.pem";
+  NodeAssignment a;
+  a.config_text = dump_config(run);
+  ClusterConfig own;
+  own.connection_timeout_s = 3;
+  auto config = node_config(a, own);
+  REQUIRE_MESSAGE(config, config.error().message());
+  CHECK(config->run.max_env_steps == 1234);
+  CHECK(config->run.logdir.empty());  // nodes write nothing into the coordinator's directory
+  CHECK(config->cluster.listen.empty());
+  CHECK(config->cluster.tls_certificate.empty());
+  CHECK(config->cluster.connection_timeout_s == 3);
+  a.config_text = "max_env_steps = lots\n";
+  auto bad = node_config(a, own);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().find("the coordinator's config:1") == 0);
 }

@@ -20,6 +20,7 @@ struct Member {
   node_actor node;
   bool ready = false;
   bool lost = false;
+  bool released = false;  // told the run is over: its end is no loss
 };
 
 struct CoordinatorState {
@@ -80,10 +81,11 @@ caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo
   s.members[a.node] = {a, node};
   self->monitor(node);
   fmt::print(stderr,
-             "dvla: coordinator: node '{}' (host {}, pid {}, {} cores, {} MiB, {} GPU(s)) joined "
-             "as node {}: samplers {}..{} x {} envs, {} replica(s)\n",
-             info.name, info.host, info.pid, info.cores, info.memory_mib, info.gpus, a.node,
-             a.first_sampler, a.first_sampler + a.samplers - 1, a.envs_per_sampler, a.replicas);
+             "dvla: coordinator: node '{}' (host {}, pid {}, {} cores usable of {}, {} MiB, {} "
+             "GPU(s)) joined as node {}: samplers {}..{} x {} envs, {} replica(s)\n",
+             info.name, info.host, info.pid, info.cores, info.topology, info.memory_mib, info.gpus,
+             a.node, a.first_sampler, a.first_sampler + a.samplers - 1, a.envs_per_sampler,
+             a.replicas);
   caf::anon_send(s.setup.supervisor, join_atom::value, info, a);
   return {a, s.setup.supervisor};
 }
@@ -126,7 +128,7 @@ void on_join_timeout(self_ptr self) {
 void on_node_down(self_ptr self, const caf::down_msg& down) {
   auto& s = self->state;
   for (auto& [id, m] : s.members) {
-    if (m.lost || m.node.address() != down.source) continue;
+    if (m.lost || m.released || m.node.address() != down.source) continue;
     m.lost = true;
     self->send(s.setup.control, lost_atom::value, m.assignment.name);
     caf::anon_send(s.setup.supervisor, lost_atom::value, id,
@@ -141,8 +143,11 @@ void on_node_down(self_ptr self, const caf::down_msg& down) {
 caf::result<uint32_t> release(self_ptr self) {
   auto& s = self->state;
   std::vector<node_actor> nodes;
-  for (const auto& [id, m] : s.members)
-    if (!m.lost) nodes.push_back(m.node);
+  for (auto& [id, m] : s.members) {
+    if (m.lost) continue;
+    m.released = true;
+    nodes.push_back(m.node);
+  }
   if (nodes.empty()) return uint32_t{0};
   auto promise = self->make_response_promise<uint32_t>();
   auto remaining = std::make_shared<size_t>(nodes.size());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include <dvla/actors/support/actor_support.hpp>
@@ -33,34 +34,40 @@ void drop_node(self_ptr self, const std::string& node) {
                   endpoints.end());
 }
 
+// Microseconds from a round's start to the last acknowledgement of each node's endpoints.
+using NodeRoundTrips = std::map<std::string, double>;
+
 // Sends `frame` (a command of `kind`) to every endpoint it concerns and calls `done` with the
-// round trip in microseconds once all have acknowledged. A local endpoint that does not ends this
-// actor, naming it; a node's that does not takes its node's endpoints out of the rounds (the
-// coordinator declares the node lost) and counts as answered.
+// round trip in microseconds (and each node's) once all have acknowledged. A local endpoint that
+// does not ends this actor, naming it; a node's that does not takes its node's endpoints out of
+// the rounds (the coordinator declares the node lost) and counts as answered.
 void round(self_ptr self, msg::Command kind, const msg::ControlFrame& frame,
-           std::function<void(double)> done) {
+           std::function<void(double, const NodeRoundTrips&)> done) {
   auto& s = self->state;
   const bool orders = kind == msg::Command::pause || kind == msg::Command::resume;
   std::vector<EndpointRef> targets;
   for (const auto& e : s.setup.endpoints)
     if (!orders || e.takes_orders) targets.push_back(e);
-  if (targets.empty()) return done(0);
+  if (targets.empty()) return done(0, {});
   auto remaining = std::make_shared<size_t>(targets.size());
+  auto nodes = std::make_shared<NodeRoundTrips>();
   const auto started = std::chrono::steady_clock::now();
-  auto answered = [remaining, started, done] {
-    if (--*remaining > 0) return;
-    done(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
-             .count());
+  auto answered = [remaining, nodes, started, done](const std::string& node) {
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - started)
+            .count();
+    if (!node.empty()) (*nodes)[node] = us;
+    if (--*remaining == 0) done(us, *nodes);
   };
   for (const auto& e : targets)
     self->request(e.handle, timeout_of(s.setup.timeout_s), frame)
-        .then([answered](uint64_t, int64_t) { answered(); },
+        .then([answered, node = e.node](uint64_t, int64_t) { answered(node); },
               [self, name = e.name, node = e.node, kind, answered](caf::error& err) {
                 const auto why = name + " did not acknowledge '" + std::string(to_text(kind)) +
                                  "': " + describe(err);
                 if (node.empty()) return self->quit(make_error(errc::no_answer, why));
                 drop_node(self, node);
-                answered();
+                answered({});
               });
 }
 
@@ -75,7 +82,7 @@ void schedule_ping(self_ptr self) {
 void ping_round(self_ptr self) {
   const auto frame =
       msg::build(msg::ControlCommand{msg::Command::ping, ++self->state.requests, {}});
-  round(self, msg::Command::ping, frame, [self](double us) {
+  round(self, msg::Command::ping, frame, [self](double us, const NodeRoundTrips& nodes) {
     auto& s = self->state;
     auto& c = s.summary;
     ++c.rounds;
@@ -83,7 +90,11 @@ void ping_round(self_ptr self) {
     c.max_us = std::max(c.max_us, us);
     s.rtt_sum_us += us;
     c.mean_us = s.rtt_sum_us / static_cast<double>(c.rounds);
-    if (s.setup.supervisor) caf::anon_send(s.setup.supervisor, c);
+    if (s.setup.supervisor) {
+      caf::anon_send(s.setup.supervisor, c);
+      for (const auto& [node, node_us] : nodes)
+        caf::anon_send(s.setup.supervisor, ping_atom::value, node, node_us);
+    }
     schedule_ping(self);
   });
 }
@@ -99,7 +110,9 @@ caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) 
                                            std::string(to_text(kind)) + "' orders");
   auto promise = self->make_response_promise<uint64_t>();
   round(self, kind, frame,
-        [promise, id = command->request_id](double) mutable { promise.deliver(id); });
+        [promise, id = command->request_id](double, const NodeRoundTrips&) mutable {
+          promise.deliver(id);
+        });
   return promise;
 }
 

@@ -4,7 +4,8 @@
 //   - sends a command (ping, pause, resume) to every endpoint it concerns (pause and resume: the
 //     samplers) and answers with the request id once all acknowledged;
 //   - every control.ping_interval_s runs a ping round and sends the round trips so far
-//     (ControlSummary) to the supervisor.
+//     (ControlSummary) to the supervisor, and each node's share of the round (ping, node, us:
+//     until its last endpoint acknowledged).
 // A local endpoint that does not acknowledge within message_timeout_s ends the control plane with
 // an error naming it; the supervisor, which watches it, ends the run with that error. A node's
 // endpoints (a multi-node run) join when the node is ready and leave when it is lost, or when one

@@ -508,6 +508,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
       [self](delivered_atom, const std::string& name, uint64_t version, uint64_t bytes) {
         if (self->state.cluster) self->state.cluster->weights_delivered(name, version, bytes);
       },
+      [self](ping_atom, const std::string& node, double us) {
+        if (self->state.cluster) self->state.cluster->round_trip(node, us);
+      },
       [self](quorum_atom) { on_quorum(self); },
       [self](release_atom) { return release_nodes(self); },
   };

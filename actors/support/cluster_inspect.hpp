@@ -11,7 +11,7 @@ namespace dvla {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, NodeInfo& x) {
   return f(caf::meta::type_name("dvla::NodeInfo"), x.name, x.host, x.pid, x.cores, x.memory_mib,
-           x.gpus, x.samplers);
+           x.topology, x.gpus, x.samplers);
 }
 
 template <class Inspector>

@@ -45,7 +45,7 @@ typename Inspector::result_type inspect(Inspector& f, NodeStatus& x) {
   return f(caf::meta::type_name("dvla::NodeStatus"), x.id, x.name, x.host, x.state, x.cores, x.gpus,
            x.samplers, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
            x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weight_updates, x.weight_bytes,
-           x.start_version, x.first_segment_version, x.lost_reason);
+           x.control_rtt_us, x.start_version, x.first_segment_version, x.lost_reason);
 }
 
 template <class Inspector>

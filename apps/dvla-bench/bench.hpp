@@ -41,6 +41,10 @@ Expected<nlohmann::json> bench_backpressure(const BenchOptions& options);
 // Control round trips idle and under a data-plane flood between two processes, with the planes
 // on separate actor systems and connections, on one connection, and in one mailbox.
 Expected<nlohmann::json> bench_planes(const BenchOptions& options);
+// A multi-node run on this machine: env steps/s of a coordinator with 1, 2 and 4 node processes
+// (sleep-bound synthetic env) and the ratio to one node; control round trips under a segment flood
+// across processes, planes split and shared.
+Expected<nlohmann::json> bench_cluster(const BenchOptions& options);
 // One allocation pattern (simulator churn, model weight updates) against a single shared pool and
 // against the dual pools at the same budget: the model's large allocations that fail in each.
 Expected<nlohmann::json> bench_memory(const BenchOptions& options);

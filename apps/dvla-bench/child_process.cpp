@@ -1,5 +1,6 @@
 #include "dvla-bench/child_process.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,8 @@
 
 namespace dvla::apps {
 
-ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args) {
+ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args,
+                           Stderr stderr_to) {
   int in[2], out[2];
   if (pipe(in) != 0) throw std::runtime_error("cannot create a pipe for " + program);
   if (pipe(out) != 0) {
@@ -26,6 +28,11 @@ ChildProcess::ChildProcess(const std::string& program, const std::vector<std::st
   if (pid_ == 0) {
     dup2(in[0], 0);
     dup2(out[1], 1);
+    if (stderr_to == Stderr::with_stdout) dup2(out[1], 2);
+    if (stderr_to == Stderr::discard) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, 2);
+    }
     close(in[1]);
     close(out[0]);
     execv(program.c_str(), argv.data());

@@ -14,8 +14,12 @@ namespace dvla::apps {
 
 class ChildProcess {
  public:
+  // Where the child's stderr goes: this process's, the pipe read_line() reads, or nowhere.
+  enum class Stderr { inherit, with_stdout, discard };
+
   // Starts `program` with `args` (argv[1...]). Throws std::runtime_error when it cannot.
-  ChildProcess(const std::string& program, const std::vector<std::string>& args);
+  ChildProcess(const std::string& program, const std::vector<std::string>& args,
+               Stderr stderr_to = Stderr::inherit);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

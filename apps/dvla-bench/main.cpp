@@ -20,6 +20,11 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
       {"backpressure",
        {dvla::apps::bench_backpressure,
         "a throttled trainer: resident memory over the run stays flat"}},
+      {"cluster",
+       {dvla::apps::bench_cluster,
+        "a coordinator and 1, 2, 4 node processes on 127.0.0.1 (sleep-bound synthetic env): "
+        "env steps/s and the ratio to one node; control round trips under a segment flood "
+        "across processes, planes split and shared"}},
       {"efficiency",
        {dvla::apps::bench_efficiency,
         "sync vs async env steps and wall seconds to an evaluation target per seed, and "

@@ -59,6 +59,7 @@ json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
                  {"weights_version", n.weights_version},
                  {"weight_updates", n.weight_updates},
                  {"weight_bytes", n.weight_bytes},
+                 {"control_rtt_us", n.control_rtt_us},
                  {"start_version", n.start_version},
                  {"first_segment_version", n.first_segment_version},
                  {"lost_reason", n.lost_reason}});
@@ -126,9 +127,9 @@ void print_progress(const RunStatus& s) {
   for (const auto& n : s.nodes)
     fmt::print(
         "  node {:<16} {:<7} env steps {:>9} ({:>7.0f}/s) | lag {:4.2f} | segments {:.1f} MB "
-        "in | weights v{} ({:.1f} MB out)\n",
+        "in | weights v{} ({:.1f} MB out) | control rtt {:.0f} us\n",
         n.name, n.state, n.env_steps, n.steps_per_second, n.policy_lag_mean, n.segment_bytes / 1e6,
-        n.weights_version, n.weight_bytes / 1e6);
+        n.weights_version, n.weight_bytes / 1e6, n.control_rtt_us);
   std::fflush(stdout);
 }
 
@@ -329,10 +330,11 @@ int train(const dvla::apps::PpoOptions& options) {
   for (const auto& n : s.nodes)
     fmt::print(
         "node {} ({}, {}): {} env steps ({:.0f}/s), {} segments ({:.1f} MB), lag {:.2f}, weights "
-        "v{} ({} updates, {:.1f} MB){}\n",
+        "v{} ({} updates, {:.1f} MB), control rtt {:.0f} us{}\n",
         n.name, n.host.empty() ? "this process" : n.host, n.state, n.env_steps, n.steps_per_second,
         n.segments, n.segment_bytes / 1e6, n.policy_lag_mean, n.weights_version, n.weight_updates,
-        n.weight_bytes / 1e6, n.lost_reason.empty() ? "" : "; lost: " + n.lost_reason);
+        n.weight_bytes / 1e6, n.control_rtt_us,
+        n.lost_reason.empty() ? "" : "; lost: " + n.lost_reason);
   if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);

@@ -78,6 +78,11 @@ void ClusterTally::weights_delivered(const std::string& name, uint64_t version, 
   }
 }
 
+void ClusterTally::round_trip(const std::string& name, double us) {
+  for (auto& [id, n] : nodes_)
+    if (n.status.name == name && n.status.state != "lost") n.status.control_rtt_us = us;
+}
+
 size_t ClusterTally::running_nodes() const {
   size_t count = 0;
   for (const auto& [id, n] : nodes_) count += id != 0 && n.status.state != "lost";

@@ -33,6 +33,8 @@ class ClusterTally {
                     uint64_t oldest_version);
   // Its distributor acknowledged `version` (an update of `bytes`); by the name it attached with.
   void weights_delivered(const std::string& name, uint64_t version, uint64_t bytes);
+  // A control round to its endpoints and back took `us`; by name, like weights_delivered.
+  void round_trip(const std::string& name, double us);
 
   size_t running_nodes() const;  // joined or running, not lost
   uint64_t env_steps() const;    // over every node, lost ones included

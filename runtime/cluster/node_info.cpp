@@ -1,5 +1,7 @@
 #include <dvla/runtime/cluster/node_info.hpp>
 
+#include <fmt/core.h>
+#include <hwloc.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -21,6 +23,28 @@ uint32_t usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// "1 package, 1 NUMA node, 2 cores, 2 threads, L3 32 MiB" (as much as hwloc can tell).
+std::string topology() {
+  hwloc_topology_t t;
+  if (hwloc_topology_init(&t) != 0) return "unknown (hwloc could not start)";
+  if (hwloc_topology_load(t) != 0) {
+    hwloc_topology_destroy(t);
+    return "unknown (hwloc could not read the machine)";
+  }
+  auto count = [&](hwloc_obj_type_t type, const char* what) {
+    const int n = hwloc_get_nbobjs_by_type(t, type);
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  auto text = count(HWLOC_OBJ_PACKAGE, "package") + ", " + count(HWLOC_OBJ_NUMANODE, "NUMA node") +
+              ", " + count(HWLOC_OBJ_CORE, "core") + ", " + count(HWLOC_OBJ_PU, "thread");
+  uint64_t l3 = 0;
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE); ++i)
+    l3 += hwloc_get_obj_by_type(t, HWLOC_OBJ_L3CACHE, static_cast<unsigned>(i))->attr->cache.size;
+  if (l3 > 0) text += fmt::format(", L3 {} MiB", l3 >> 20);
+  hwloc_topology_destroy(t);
+  return text;
+}
+
 uint64_t memory_mib() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;
@@ -36,6 +60,7 @@ NodeInfo describe_this_process(const std::string& name) {
   info.name = name.empty() ? info.host + "/" + std::to_string(info.pid) : name;
   info.cores = usable_cores();
   info.memory_mib = memory_mib();
+  info.topology = topology();
   return info;
 }
 

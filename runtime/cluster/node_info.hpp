@@ -12,9 +12,10 @@ struct NodeInfo {
   uint64_t pid = 0;
   uint32_t cores = 1;  // logical cores the process may use
   uint64_t memory_mib = 0;
-  uint32_t gpus = 0;  // CUDA devices LibTorch sees
-  uint32_t samplers =
-      0;  // samplers it asks to host (dvla-node --samplers); 0: the coordinator's rule
+  std::string topology;  // hwloc's view: packages, NUMA nodes, cores, threads, L3
+  uint32_t gpus = 0;     // CUDA devices LibTorch sees
+  // Samplers it asks to host (dvla-node --samplers); 0: the coordinator's rule.
+  uint32_t samplers = 0;
 };
 
 // This process on this machine (everything but the GPUs, which take LibTorch to count).

@@ -54,6 +54,7 @@ struct NodeStatus {
   double policy_lag_mean = 0;  // versions its segments' oldest steps were behind at acknowledgement
   uint64_t weights_version = 0;  // the latest its distributor acknowledged
   uint64_t weight_updates = 0, weight_bytes = 0;
+  double control_rtt_us = 0;  // the last control round to its endpoints and back
   // The weights it started with (the first its distributor acknowledged; its samplers start
   // after), and the oldest version that acted in its first acknowledged segment.
   uint64_t start_version = 0, first_segment_version = 0;
