@@ -200,6 +200,7 @@ TEST_CASE("a node takes the run's config from the coordinator and keeps its own 
   run.run.logdir = "/coordinator/runs/x";
   run.cluster.listen = "10.0.0.1:7000";
   run.cluster.tls_certificate = "/coordinator/cert.pem";
+  run.model.init = "/coordinator/runs/sft";
   NodeAssignment a;
   a.config_text = dump_config(run);
   ClusterConfig own;
@@ -211,6 +212,7 @@ TEST_CASE("a node takes the run's config from the coordinator and keeps its own 
   CHECK(config->cluster.listen.empty());
   CHECK(config->cluster.tls_certificate.empty());
   CHECK(config->cluster.connection_timeout_s == 3);
+  CHECK(config->model.init.empty());  // the node gets the learner's weights instead
   a.config_text = "max_env_steps = lots\n";
   auto bad = node_config(a, own);
   REQUIRE_FALSE(bad);

@@ -5,7 +5,11 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -113,7 +117,7 @@ class Node {
     info.samplers = setup_.samplers;
     name_ = info.name;
     auto answer = ask<NodeAssignment, supervisor_actor>(
-        self_, coordinator_, setup_.cluster.connection_timeout_s * 4,
+        self_, coordinator_, setup_.cluster.join_timeout_s,
         "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_);
     if (!answer) return answer.error();
     std::tie(assignment_, supervisor_) = std::move(*answer);
@@ -227,6 +231,27 @@ class Node {
   Watched watched_;
 };
 
+// Stops the node's actor systems; if that takes longer than `limit_s`, ends the process with
+// `status` and a message. CAF 0.17's teardown waits for every detached actor to be released;
+// once in 20 runs a node that had been hung (SIGSTOP) and resumed after its coordinator was gone
+// kept one referenced and waited forever. The node's work is over by then: a message and the
+// outcome's status beat a hang.
+void stop_systems(std::unique_ptr<PlaneSystems> planes, double limit_s, int status) {
+  auto stopped = std::make_shared<std::promise<void>>();
+  std::thread watchdog([done = stopped->get_future(), limit_s, status]() {
+    if (done.wait_for(std::chrono::duration<double>(limit_s)) == std::future_status::ready) return;
+    fmt::print(stderr,
+               "dvla-node: the actor systems did not stop within {} s (an actor is still "
+               "referenced); exiting with status {}\n",
+               limit_s, status);
+    std::fflush(stderr);
+    std::_Exit(status);
+  });
+  planes.reset();
+  stopped->set_value();
+  watchdog.join();
+}
+
 }  // namespace
 
 Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* requests) {
@@ -245,6 +270,7 @@ Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* reques
     Node node(setup, *planes);
     outcome = node.run(requests);
   }
+  stop_systems(std::move(planes), setup.teardown_timeout_s, outcome ? 0 : 1);
   return outcome;
 }
 

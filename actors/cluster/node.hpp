@@ -28,6 +28,9 @@ struct NodeSetup {
   // The graph for the run's config, built as the coordinator builds it; empty: the default graph
   // (graph_of with default_graph_parts).
   std::function<Graph(const Config&)> make_graph;
+  // The longest the node's actor systems may take to stop once the node is done; then the process
+  // exits (status 0 for a node released or asked to stop, else 1) with a message.
+  double teardown_timeout_s = 10;
   // Progress lines (joined, started, released); empty: stderr.
   std::function<void(const std::string&)> log;
 };

@@ -98,7 +98,10 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
-  ProgressWatchdog watchdog(timeout_s);
+  // A coordinator may wait cluster.join_timeout_s for its nodes (at the start, or for a node to
+  // come back when all were lost) before that is a standstill.
+  ProgressWatchdog watchdog(
+      config.cluster.listen.empty() ? timeout_s : timeout_s + config.cluster.join_timeout_s);
   Expected<RunStatus> status = Error("not started");
   std::string stopped_by;
   uint64_t evaluations_sent = 0;

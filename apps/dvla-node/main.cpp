@@ -3,6 +3,8 @@
 // over. docs/multi-node.md shows a cluster on one machine and on several.
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -108,16 +110,23 @@ int main(int argc, char** argv) {
     fmt::print("{}", help());
     return 0;
   }
-  dvla::apps::RunSignals signals("dvla-node");
-  try {
-    auto outcome = dvla::run_node(options->setup, &signals.requests());
-    if (!outcome) {
-      fmt::print(stderr, "dvla-node: {}\n", outcome.error().message());
-      return 1;
+  int status = 0;
+  {
+    dvla::apps::RunSignals signals("dvla-node");
+    try {
+      auto outcome = dvla::run_node(options->setup, &signals.requests());
+      if (!outcome) {
+        fmt::print(stderr, "dvla-node: {}\n", outcome.error().message());
+        status = 1;
+      }
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "dvla-node: {}\n", e.what());
+      status = 1;
     }
-    return 0;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "dvla-node: {}\n", e.what());
-    return 1;
   }
+  // Nothing is left to clean up: exit at once, even if run_node had to leave an actor system
+  // behind (its threads would keep a normal exit waiting).
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(status);
 }

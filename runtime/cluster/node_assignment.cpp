@@ -18,6 +18,8 @@ Expected<Config> node_config(const NodeAssignment& assignment, const ClusterConf
   config.cluster = own;
   config.run.logdir.clear();  // the coordinator's directory: nodes write nothing there
   config.run.trace.clear();
+  // The coordinator's path: a node's replicas get the learner's current weights before any step.
+  config.model.init.clear();
   if (auto valid = validate(config); !valid)
     return valid.error().within("the coordinator's config");
   return config;

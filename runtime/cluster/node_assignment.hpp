@@ -27,7 +27,8 @@ struct NodeAssignment {
 uint32_t node_samplers(const ClusterConfig& cluster, const NodeInfo& node);
 
 // The run's config as the node sees it: the assignment's text, parsed and checked; the node keeps
-// its own cluster settings (its addresses and certificates are its own).
+// its own cluster settings (its addresses and certificates are its own) and drops the
+// coordinator's paths (logdir, trace, model.init: its replicas get the learner's weights).
 Expected<Config> node_config(const NodeAssignment& assignment, const ClusterConfig& own);
 
 }  // namespace dvla

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <memory>
 #include <thread>
 
 namespace dvla {
@@ -23,25 +24,22 @@ uint32_t usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// "1 package, 1 NUMA node, 2 cores, 2 threads, L3 32 MiB" (as much as hwloc can tell).
+// "1 package, 1 NUMA node, 8 cores, 16 threads, 1 x L3 of 32 MiB" (as the machine tells hwloc).
 std::string topology() {
-  hwloc_topology_t t;
-  if (hwloc_topology_init(&t) != 0) return "unknown (hwloc could not start)";
-  if (hwloc_topology_load(t) != 0) {
-    hwloc_topology_destroy(t);
-    return "unknown (hwloc could not read the machine)";
-  }
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return "unknown (hwloc could not start)";
+  const std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> t(raw, hwloc_topology_destroy);
+  if (hwloc_topology_load(t.get()) != 0) return "unknown (hwloc could not read the machine)";
   auto count = [&](hwloc_obj_type_t type, const char* what) {
-    const int n = hwloc_get_nbobjs_by_type(t, type);
+    const int n = hwloc_get_nbobjs_by_type(t.get(), type);
     return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
   };
   auto text = count(HWLOC_OBJ_PACKAGE, "package") + ", " + count(HWLOC_OBJ_NUMANODE, "NUMA node") +
               ", " + count(HWLOC_OBJ_CORE, "core") + ", " + count(HWLOC_OBJ_PU, "thread");
-  uint64_t l3 = 0;
-  for (int i = 0; i < hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_L3CACHE); ++i)
-    l3 += hwloc_get_obj_by_type(t, HWLOC_OBJ_L3CACHE, static_cast<unsigned>(i))->attr->cache.size;
-  if (l3 > 0) text += fmt::format(", L3 {} MiB", l3 >> 20);
-  hwloc_topology_destroy(t);
+  if (const int caches = hwloc_get_nbobjs_by_type(t.get(), HWLOC_OBJ_L3CACHE); caches > 0)
+    text +=
+        fmt::format(", {} x L3 of {} MiB", caches,
+                    hwloc_get_obj_by_type(t.get(), HWLOC_OBJ_L3CACHE, 0)->attr->cache.size >> 20);
   return text;
 }
 
