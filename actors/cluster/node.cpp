@@ -236,14 +236,16 @@ class Node {
 // once in 20 runs a node that had been hung (SIGSTOP) and resumed after its coordinator was gone
 // kept one referenced and waited forever. The node's work is over by then: a message and the
 // outcome's status beat a hang.
-void stop_systems(std::unique_ptr<PlaneSystems> planes, double limit_s, int status) {
+// `outcome` is said first: the caller will not get to say it.
+void stop_systems(std::unique_ptr<PlaneSystems> planes, double limit_s, int status,
+                  const std::string& outcome) {
   auto stopped = std::make_shared<std::promise<void>>();
-  std::thread watchdog([done = stopped->get_future(), limit_s, status]() {
+  std::thread watchdog([done = stopped->get_future(), limit_s, status, outcome]() {
     if (done.wait_for(std::chrono::duration<double>(limit_s)) == std::future_status::ready) return;
     fmt::print(stderr,
-               "dvla-node: the actor systems did not stop within {} s (an actor is still "
-               "referenced); exiting with status {}\n",
-               limit_s, status);
+               "dvla-node: {}; the actor systems did not stop within {} s (an actor is still "
+               "referenced): exiting with status {}\n",
+               outcome, limit_s, status);
     std::fflush(stderr);
     std::_Exit(status);
   });
@@ -270,7 +272,8 @@ Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* reques
     Node node(setup, *planes);
     outcome = node.run(requests);
   }
-  stop_systems(std::move(planes), setup.teardown_timeout_s, outcome ? 0 : 1);
+  stop_systems(std::move(planes), setup.teardown_timeout_s, outcome ? 0 : 1,
+               outcome ? outcome->why : outcome.error().message());
   return outcome;
 }
 
