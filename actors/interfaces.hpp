@@ -40,13 +40,16 @@ using evaluator_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<msg::MetricsFrame>>;
 
 // Lane 4: copies one weight update into the staging buffer of every local inference replica and
-// passes it on to every distributor attached downstream (other nodes'); answers with its version
-// once all have it. (attach, name, distributor): another distributor joins downstream — it gets
+// passes it on to every distributor attached downstream (other nodes'), as weight chunks; answers
+// with its version once the local replicas have it. A weight chunk from upstream is acknowledged
+// with its version (the sender's credit); the last one once the whole version checked out and the
+// local replicas have it. (attach, name, distributor): another distributor joins downstream — it gets
 // the latest weights (the answer is their version, once it has them; before any weights, with the
 // first update) and every update after; it leaves when it ends. (A typed handle cannot name its own
 // type: the downstream travels as caf::actor and must be a distributor_actor.)
 using distributor_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
+                     caf::replies_to<msg::WeightChunkFrame>::with<uint64_t>,
                      caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>>;
 
 // Where a sampler ships its segments: the trainer, or on a node of a multi-node run its uplink to

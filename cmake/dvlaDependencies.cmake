@@ -21,14 +21,21 @@ dvla_dependency(mujoco)
 # Debian's mujoco target names /usr/include/libqhull_r, which only libqhull-dev provides; the
 # public headers need just /usr/include.
 set_target_properties(mujoco::mujoco PROPERTIES INTERFACE_INCLUDE_DIRECTORIES /usr/include)
-# hwloc (libhwloc-dev) has no CMake package: a node describes its machine's topology with it.
-if(NOT TARGET hwloc::hwloc)
-  find_path(HWLOC_INCLUDE_DIR hwloc.h REQUIRED)
-  find_library(HWLOC_LIBRARY hwloc REQUIRED)
-  add_library(hwloc::hwloc UNKNOWN IMPORTED)
-  set_target_properties(hwloc::hwloc PROPERTIES IMPORTED_LOCATION "${HWLOC_LIBRARY}"
-                        INTERFACE_INCLUDE_DIRECTORIES "${HWLOC_INCLUDE_DIR}")
-endif()
+# An imported target for a Debian library that ships no CMake package: its header and library.
+macro(dvla_imported_library target header library)
+  if(NOT TARGET ${target})
+    string(MAKE_C_IDENTIFIER "${target}" id)
+    find_path(${id}_INCLUDE_DIR ${header} REQUIRED)
+    find_library(${id}_LIBRARY ${library} REQUIRED)
+    add_library(${target} UNKNOWN IMPORTED)
+    set_target_properties(${target} PROPERTIES IMPORTED_LOCATION "${${id}_LIBRARY}"
+                          INTERFACE_INCLUDE_DIRECTORIES "${${id}_INCLUDE_DIR}")
+  endif()
+endmacro()
+# hwloc (libhwloc-dev): a node describes its machine's topology with it.
+dvla_imported_library(hwloc::hwloc hwloc.h hwloc)
+# xxHash (libxxhash-dev): checksums of weights crossing nodes.
+dvla_imported_library(xxHash::xxhash xxhash.h xxhash)
 if(NOT TARGET EGL::EGL)
   find_library(EGL_LIBRARY EGL REQUIRED)
   add_library(EGL::EGL UNKNOWN IMPORTED)

@@ -6,4 +6,5 @@
 #include <dvla/messages/observation_batch.hpp>
 #include <dvla/messages/trajectory_segment.hpp>
 #include <dvla/messages/version_announcement.hpp>
+#include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>

@@ -25,6 +25,7 @@ enum class Kind : uint8_t {
   metrics,
   dataset_header,
   demonstration,
+  weight_chunk,
 };
 
 }  // namespace dvla::msg
@@ -33,7 +34,7 @@ namespace dvla {
 
 template <>
 struct EnumNames<msg::Kind> {
-  static constexpr std::array<std::pair<msg::Kind, std::string_view>, 9> names{
+  static constexpr std::array<std::pair<msg::Kind, std::string_view>, 10> names{
       {{msg::Kind::observation_batch, "observation batch"},
        {msg::Kind::action_batch, "action batch"},
        {msg::Kind::trajectory_segment, "trajectory segment"},
@@ -42,7 +43,8 @@ struct EnumNames<msg::Kind> {
        {msg::Kind::control_command, "control command"},
        {msg::Kind::metrics, "metrics"},
        {msg::Kind::dataset_header, "dataset header"},
-       {msg::Kind::demonstration, "demonstration"}}};
+       {msg::Kind::demonstration, "demonstration"},
+       {msg::Kind::weight_chunk, "weight chunk"}}};
 };
 
 }  // namespace dvla
@@ -97,6 +99,7 @@ using ObservationFrame = Frame<Kind::observation_batch>;
 using ActionFrame = Frame<Kind::action_batch>;
 using SegmentFrame = Frame<Kind::trajectory_segment>;
 using WeightsFrame = Frame<Kind::weight_update>;
+using WeightChunkFrame = Frame<Kind::weight_chunk>;
 using VersionFrame = Frame<Kind::version_announcement>;
 using ControlFrame = Frame<Kind::control_command>;
 using MetricsFrame = Frame<Kind::metrics>;

@@ -12,6 +12,7 @@ packages=(
   libtcmalloc-minimal4                      # malloc that keeps LibTorch's large tensors mapped
   libfmt-dev doctest-dev nlohmann-json3-dev # formatting, tests, JSON output
   libhwloc-dev                              # node topology
+  libxxhash-dev                             # checksums of weights that cross nodes
   libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
   libglx-mesa0                              # GL entry points MuJoCo may look up through libGL

@@ -60,21 +60,31 @@ class ChildProcess {
   // safety net, not a timing check); true when the predicate held.
   template <class Predicate>
   bool wait_for_err(Predicate predicate, std::chrono::seconds limit = std::chrono::seconds(300)) {
+    return wait_for(stderr_path_, predicate, limit);
+  }
+  // The same for its stdout.
+  template <class Predicate>
+  bool wait_for_out(Predicate predicate, std::chrono::seconds limit = std::chrono::seconds(300)) {
+    return wait_for(stdout_path_, predicate, limit);
+  }
+
+ private:
+  template <class Predicate>
+  bool wait_for(const std::string& path, Predicate predicate, std::chrono::seconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
-      if (predicate(err())) return true;
+      if (predicate(read(path))) return true;
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         exit_status_known_ = true;
         exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return predicate(err());
+        return predicate(read(path));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return false;
   }
 
- private:
   static std::string read(const std::string& path) {
     std::ifstream in(path);
     std::stringstream text;

@@ -18,6 +18,7 @@
 #include <dvla/gpu/host_pool.hpp>
 #include <dvla/gpu/pool_lease.hpp>
 #include <dvla/messages/all.hpp>
+#include <dvla/runtime/distribution/chunked_version.hpp>
 #include <dvla/runtime/learners/builtin_algorithms.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
@@ -44,6 +45,22 @@ envs::EnvSpec cartpole_spec() { return envs::CartPole().spec(); }
 
 std::function<std::shared_ptr<Policy>()> tiny_policy() {
   return [] { return make_actor_critic(cartpole_spec(), {8}, 1); };
+}
+
+// A policy whose weights take tens of KB: many 1 KiB chunks.
+std::function<std::shared_ptr<Policy>()> wide_policy() {
+  return [] { return make_actor_critic(cartpole_spec(), {64, 64}, 1); };
+}
+
+// Waits (bounded: a test's safety net) until `replica` swapped in a staged version.
+bool swapped(DoubleBufferedReplica& replica) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!replica.swap_in_staged())
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return true;
 }
 
 inference_actor spawn_cartpole_inference(System& s,
@@ -220,22 +237,27 @@ TEST_CASE(
   self->send_exit(distributor, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("a distributor attached downstream gets the latest weights first, then every update") {
+TEST_CASE(
+    "a distributor attached downstream gets the latest weights first, then every update, in "
+    "chunks") {
   System s;
   // The upstream one feeds a replica of its own; the downstream one (another node's) another.
   auto local =
-      std::make_shared<DoubleBufferedReplica>("inference/0", tiny_policy(), msg::WeightsFrame());
-  auto far = std::make_shared<DoubleBufferedReplica>("far/0", tiny_policy(), msg::WeightsFrame());
+      std::make_shared<DoubleBufferedReplica>("inference/0", wide_policy(), msg::WeightsFrame());
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
   DistributorSetup up;
   up.replicas = {local};
+  up.chunk_bytes = 1024;  // dozens of chunks a version, two in flight
+  up.chunks_in_flight = 2;
   auto upstream = spawn_distributor(*s.system, up);
   DistributorSetup down;
   down.name = "far/distributor";
   down.replicas = {far};
   auto downstream = spawn_distributor(*s.system, down);
   caf::scoped_actor self{*s.system};
-  auto policy = make_actor_critic(cartpole_spec(), {8}, 99);
+  auto policy = wide_policy()();
   FlatParameters flat(*policy);
+  REQUIRE(flat.to_frame(3).size() > 16 * 1024);
   REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(3)).first == 3u);
   // Attaching hands over version 3 and is answered once the downstream has it.
   auto [attached, e1] = ask<uint64_t>(self, upstream, attach_atom::value, std::string("far"),
@@ -249,9 +271,7 @@ TEST_CASE("a distributor attached downstream gets the latest weights first, then
   REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(4)).first == 4u);
   CHECK(local->swap_in_staged());
   CHECK(local->active_version() == 4);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!far->swap_in_staged() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(swapped(*far));
   CHECK(far->active_version() == 4);
   // A downstream that ends (a lost node) leaves: updates go on without it.
   self->send_exit(downstream, caf::exit_reason::kill);
@@ -286,6 +306,57 @@ TEST_CASE("a distributor attached before there are weights is answered with the 
   CHECK(far->active_version() == 7);
   learner->send_exit(upstream, caf::exit_reason::user_shutdown);
   learner->send_exit(downstream, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a damaged or truncated chunk stream is refused and the replica keeps its version") {
+  System s;
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
+  DistributorSetup down;
+  down.name = "far/distributor";
+  down.replicas = {far};
+  auto downstream = spawn_distributor(*s.system, down);
+  caf::scoped_actor self{*s.system};
+  auto source = wide_policy()();
+  FlatParameters flat(*source);
+  // Sends every chunk of `v` in order; the answer to the last one (or the first error).
+  auto send_all = [&](const ChunkedVersion& v) {
+    std::pair<std::optional<uint64_t>, std::string> answer;
+    for (const auto& chunk : v.chunks) {
+      answer = ask<uint64_t>(self, downstream, chunk);
+      if (!answer.first) break;
+    }
+    return answer;
+  };
+  REQUIRE(send_all(cut_into_chunks(flat.to_frame(3), 3, 1024)).first == 3u);
+  REQUIRE(far->swap_in_staged());
+  REQUIRE(far->active_version() == 3);
+
+  SUBCASE("damaged: one flipped byte in one chunk") {
+    auto v = cut_into_chunks(flat.to_frame(4), 4, 1024);
+    auto c = *msg::read(v.chunks[5]);
+    std::vector<std::byte> data(c.data, c.data + c.size);
+    data[7] ^= std::byte{1};
+    c.data = data.data();
+    v.chunks[5] = msg::build(c);
+    auto [ack, why] = send_all(v);
+    CHECK_FALSE(ack);
+    CHECK_MESSAGE(why.find("malformed_message: weight transfer of version 4 discarded: checksum") ==
+                      0,
+                  why);
+    CHECK_FALSE(far->swap_in_staged());
+    CHECK(far->active_version() == 3);
+  }
+  SUBCASE("truncated: the rest never comes, the next version's first chunk supersedes it") {
+    auto v4 = cut_into_chunks(flat.to_frame(4), 4, 1024);
+    for (size_t i = 0; i + 1 < v4.chunks.size(); ++i)
+      REQUIRE(ask<uint64_t>(self, downstream, v4.chunks[i]).first == 4u);
+    CHECK_FALSE(far->swap_in_staged());  // nothing staged from a partial version
+    CHECK(far->active_version() == 3);
+    REQUIRE(send_all(cut_into_chunks(flat.to_frame(5), 5, 1024)).first == 5u);
+    CHECK(far->swap_in_staged());
+    CHECK(far->active_version() == 5);
+  }
+  self->send_exit(downstream, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("the trainer refuses a malformed segment and keeps serving") {

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "child_process.hpp"
@@ -75,6 +74,14 @@ class Cluster {
   }
 
   ChildProcess& coordinator() { return *coordinator_; }
+
+  // Waits until the coordinator's progress lines show acknowledged env steps of node `name`:
+  // the run is under way there, whatever the machine's load.
+  bool wait_until_counted(const std::string& name) {
+    const std::regex counted("node " + name + " +running env steps +[1-9]");
+    return coordinator_->wait_for_out(
+        [&](const std::string& out) { return std::regex_search(out, counted); });
+  }
 
   // A coordinator with `env_steps` to collect and fast heartbeats, and nodes a and b of one
   // sampler each; returned once their samplers started.
@@ -141,9 +148,11 @@ double best_evaluation(const std::string& logdir, const json& summary) {
 TEST_CASE("a coordinator and two node processes learn CartPole as one process does") {
   Cluster cluster("learn");
   const auto logdir = cluster.dir() + "/run";
-  // The one-process test's budget, samplers (2 x 8 envs: one per node) and threshold.
+  // The one-process test's budget, samplers (2 x 8 envs: one per node) and threshold; every
+  // version crosses to the nodes in 4 KiB chunks (about 5 per version), two in flight.
   REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
-                                     "eval.every=25", "--logdir", logdir}) != 0);
+                                     "eval.every=25", "--set", "distribution.chunk_mib=0.004",
+                                     "--logdir", logdir}) != 0);
   auto& a = cluster.start_node("a", one_sampler);
   auto& b = cluster.start_node("b", one_sampler);
   REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
@@ -168,7 +177,7 @@ TEST_CASE("a node killed mid-run is lost and named; the run completes; its resta
   Cluster cluster("kill");
   auto [a, b] = cluster.start_two_nodes(600000);
   auto& coordinator = cluster.coordinator();
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // mid-run
+  REQUIRE_MESSAGE(cluster.wait_until_counted("a"), coordinator.out());  // mid-run
   a.signal(SIGKILL);
   CHECK(a.wait() == 128 + SIGKILL);
   const bool lost =
@@ -209,7 +218,7 @@ TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run
   Cluster cluster("hang");
   auto [a, b] = cluster.start_two_nodes(300000);
   auto& coordinator = cluster.coordinator();
-  std::this_thread::sleep_for(std::chrono::seconds(1));  // mid-run
+  REQUIRE_MESSAGE(cluster.wait_until_counted("b"), coordinator.out());  // mid-run
   b.signal(SIGSTOP);  // its TCP connection stays open: only the heartbeats can tell
   const auto stopped = std::chrono::steady_clock::now();
   const bool lost =

@@ -111,6 +111,16 @@ TEST_CASE("validation names the setting that is out of range") {
   c = Config{};
   c.memory.model_mib = 0;
   CHECK(validate(c).error().message() == "invalid config: memory.model_mib must be at least 1");
+  c = Config{};
+  REQUIRE(set_config_value(c, "distribution.chunk_mib", "0.25"));
+  CHECK(validate(c));
+  REQUIRE(set_config_value(c, "distribution.chunk_mib", "512"));  // over one Cap'n Proto Data
+  CHECK(validate(c).error().message() ==
+        "invalid config: distribution.chunk_mib must be between 1/1024 (1 KiB) and 256");
+  c = Config{};
+  c.distribution.chunks_in_flight = 0;
+  CHECK(validate(c).error().message() ==
+        "invalid config: distribution.chunks_in_flight must be at least 1");
 }
 
 TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {

@@ -9,7 +9,10 @@
 
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
+#include <dvla/runtime/distribution/chunked_version.hpp>
+#include <dvla/runtime/distribution/weight_assembly.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 
@@ -17,22 +20,29 @@ namespace dvla::actors {
 namespace {
 
 // A distributor attached downstream (another node's). Remote hops have no backpressure of their
-// own, so each downstream holds one update in flight at most: updates that come meanwhile are
-// coalesced into the latest, sent once it answers.
+// own: each downstream has at most `chunks_in_flight` chunks unacknowledged. A version it is
+// being sent is finished (the newest version is sent next: versions that came meanwhile are
+// skipped), unless that version will never be whole here (a relay lost the rest of it).
 struct Downstream {
   std::string name;
   distributor_actor actor;
-  bool busy = false;                                            // an update is on its way to it
-  uint64_t sent_version = 0;                                    // the last version it was sent
-  bool has_weights = false;                                     // it acknowledged one
+  std::shared_ptr<const ChunkedVersion> sending;  // null: between versions
+  uint32_t next_chunk = 0;                        // of `sending`
+  int in_flight = 0;                              // chunks sent, not yet acknowledged
+  uint64_t has_version = 0;                       // the last version it acknowledged whole
+  uint64_t refused_version = 0;                   // the last version it refused (not resent)
   std::vector<caf::typed_response_promise<uint64_t>> attached;  // answered with its first weights
 };
 
 struct DistributorState {
   DistributorSetup setup;
   std::map<caf::actor_addr, Downstream> downstream;
-  msg::WeightsFrame latest;  // what a distributor that attaches gets first
+  msg::WeightsFrame latest;  // the newest whole version here
   uint64_t latest_version = 0;
+  // The newest version as chunks, for the downstream: cut from `latest` where updates come whole
+  // (the learner's distributor), or growing as chunks arrive (a node's); null until needed.
+  std::shared_ptr<ChunkedVersion> current;
+  WeightAssembly assembly;  // the version arriving in chunks
 };
 
 using self_ptr = distributor_actor::stateful_pointer<DistributorState>;
@@ -48,8 +58,8 @@ caf::error stage_locally(DistributorState& s, const msg::WeightUpdate& update) {
   return {};
 }
 
-// A downstream that failed to take an update leaves (its node is gone or hangs: the supervisor
-// deals with the node); the run goes on without it.
+// A downstream that did not answer (its node is gone or hangs: the supervisor deals with the
+// node) leaves; the run goes on without it.
 void drop(self_ptr self, const caf::actor_addr& address, const caf::error& why) {
   auto& s = self->state;
   auto it = s.downstream.find(address);
@@ -61,37 +71,76 @@ void drop(self_ptr self, const caf::actor_addr& address, const caf::error& why) 
   s.downstream.erase(it);
 }
 
-// Sends the latest weights to one downstream unless it still has an update in flight.
-void send_latest(self_ptr self, Downstream& d) {
-  auto& s = self->state;
-  if (d.busy || s.latest.empty() || (d.has_weights && d.sent_version == s.latest_version)) return;
-  d.busy = true;
-  d.sent_version = s.latest_version;
-  const auto address = d.actor.address();
-  const uint64_t bytes = s.latest.size();
-  self->request(d.actor, timeout_of(s.setup.timeout_s), s.latest)
-      .then(
-          [self, address, bytes](uint64_t version) {
-            auto& s = self->state;
-            auto it = s.downstream.find(address);
-            if (it == s.downstream.end()) return;
-            auto& d = it->second;
-            d.busy = false;
-            d.has_weights = true;
-            for (auto& a : std::exchange(d.attached, {})) a.deliver(version);
-            if (s.setup.supervisor)
-              caf::anon_send(s.setup.supervisor, delivered_atom::value, d.name, version, bytes);
-            send_latest(self, d);  // a newer update came meanwhile
-          },
-          [self, address](caf::error& e) { drop(self, address, e); });
+// The newest version as chunks: cut from the latest whole one when that is newer.
+const std::shared_ptr<ChunkedVersion>& current_chunks(DistributorState& s) {
+  if (!s.latest.empty() && (!s.current || s.current->version < s.latest_version))
+    s.current = std::make_shared<ChunkedVersion>(
+        cut_into_chunks(s.latest, s.latest_version, s.setup.chunk_bytes));
+  return s.current;
 }
 
-// Answered once the local replicas have staged the update; downstream distributors get it as
-// their credit allows (remote hops must not hold up the learner).
-caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) {
+void pump(self_ptr self, Downstream& d);
+
+// One chunk of `d.sending` acknowledged (or refused, or not answered).
+void on_chunk_answer(self_ptr self, const caf::actor_addr& address,
+                     const std::shared_ptr<const ChunkedVersion>& version, uint32_t index,
+                     const caf::error& error) {
   auto& s = self->state;
-  if (s.setup.replicas.empty() && s.downstream.empty())
-    return make_error(errc::bad_setup, "no inference replica to feed");
+  auto it = s.downstream.find(address);
+  if (it == s.downstream.end()) return;
+  auto& d = it->second;
+  --d.in_flight;
+  if (error) {
+    // A refusal (damaged in transit, a policy that does not fit) costs that version only; a
+    // downstream that does not answer is gone.
+    if (error.category() != caf::atom("dvla") ||
+        error.code() == static_cast<uint8_t>(errc::no_answer))
+      return drop(self, address, error);
+    d.refused_version = std::max(d.refused_version, version->version);
+    if (d.sending == version) d.sending = nullptr;
+  } else if (index + 1 == version->count) {
+    d.has_version = version->version;
+    if (d.sending == version) d.sending = nullptr;
+    for (auto& a : std::exchange(d.attached, {})) a.deliver(version->version);
+    if (s.setup.supervisor)
+      caf::anon_send(s.setup.supervisor, delivered_atom::value, d.name, version->version,
+                     version->total_bytes);
+  }
+  pump(self, d);
+}
+
+// Sends `d` the chunks its credit allows: of the version it is being sent, or else the newest.
+void pump(self_ptr self, Downstream& d) {
+  auto& s = self->state;
+  if (!d.sending) {
+    const auto& newest = current_chunks(s);
+    if (!newest || newest->version <= std::max(d.has_version, d.refused_version)) return;
+    d.sending = newest;
+    d.next_chunk = 0;
+  }
+  const auto version = d.sending;
+  const auto address = d.actor.address();
+  while (d.in_flight < s.setup.chunks_in_flight && d.next_chunk < version->chunks.size()) {
+    const uint32_t index = d.next_chunk++;
+    ++d.in_flight;
+    self->request(d.actor, timeout_of(s.setup.timeout_s), version->chunks[index])
+        .then(
+            [self, address, version, index](uint64_t) {
+              on_chunk_answer(self, address, version, index, caf::error());
+            },
+            [self, address, version, index](caf::error& e) {
+              on_chunk_answer(self, address, version, index, e);
+            });
+  }
+}
+
+void pump_all(self_ptr self) {
+  for (auto& [address, d] : self->state.downstream) pump(self, d);
+}
+
+// A whole, checked version: staged into the local replicas and kept for the downstream.
+caf::result<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame) {
+  auto& s = self->state;
   auto update = msg::read(frame);
   if (!update)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
@@ -99,11 +148,55 @@ caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) 
   if (auto refused = stage_locally(s, *update)) return refused;
   s.latest = frame;
   s.latest_version = update->version;
-  for (auto& [address, d] : s.downstream) send_latest(self, d);
   return update->version;
 }
 
-// Another distributor joins downstream: it gets the latest weights first (the answer is their
+// From the learner: answered once the local replicas have staged the update; downstream
+// distributors get it as their credit allows (remote hops must not hold up the learner).
+caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) {
+  auto& s = self->state;
+  if (s.setup.replicas.empty() && s.downstream.empty())
+    return make_error(errc::bad_setup, "no inference replica to feed");
+  auto taken = take_whole(self, frame);
+  pump_all(self);
+  return taken;
+}
+
+// A version arriving in chunks from upstream (this is a node's distributor, or a relay): each
+// chunk is passed on downstream as it comes; once the last one is in and the whole checks out,
+// the local replicas stage it and the answer is its version.
+caf::result<uint64_t> receive_chunk(self_ptr self, const msg::WeightChunkFrame& frame) {
+  auto& s = self->state;
+  auto chunk = msg::read(frame);
+  if (!chunk)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  chunk.error().message());
+  auto progress = s.assembly.add(*chunk);
+  if (!progress)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  progress.error().message());
+  if (progress->superseded != 0)
+    report_rejected(s.setup.supervisor, s.setup.name,
+                    "weight transfer of version " + std::to_string(progress->superseded) +
+                        " superseded by version " + std::to_string(chunk->version) +
+                        " before it was whole");
+  // Pass it on: a relay's downstream gets chunk i while chunk i+1 is still on its way here.
+  if (chunk->index == 0) {
+    s.current = std::make_shared<ChunkedVersion>();
+    s.current->version = chunk->version;
+    s.current->count = chunk->count;
+    s.current->total_bytes = chunk->total_bytes;
+    // A downstream halfway through a version that will not be whole here moves to this one.
+    for (auto& [address, d] : s.downstream)
+      if (d.sending && !d.sending->complete()) d.sending = nullptr;
+  }
+  if (s.current && s.current->version == chunk->version) s.current->chunks.push_back(frame);
+  pump_all(self);
+  if (!progress->whole) return chunk->version;
+  return take_whole(self, *progress->whole);
+}
+
+// Another distributor joins downstream: it gets the newest weights first (the answer is their
 // version, once it has them; before any weights, with the first update), then every update.
 caf::result<uint64_t> attach(self_ptr self, const std::string& name, const caf::actor& actor) {
   auto& s = self->state;
@@ -115,7 +208,7 @@ caf::result<uint64_t> attach(self_ptr self, const std::string& name, const caf::
   d.actor = to;
   auto promise = self->make_response_promise<uint64_t>();
   d.attached.push_back(promise);
-  send_latest(self, d);
+  pump(self, d);
   return promise;
 }
 
@@ -127,6 +220,7 @@ distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup set
   self->set_down_handler([self](caf::down_msg& down) { drop(self, down.source, down.reason); });
   return {
       [self](const msg::WeightsFrame& frame) { return distribute(self, frame); },
+      [self](const msg::WeightChunkFrame& frame) { return receive_chunk(self, frame); },
       [self](attach_atom, const std::string& name, const caf::actor& downstream) {
         return attach(self, name, downstream);
       },
@@ -136,6 +230,8 @@ distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup set
 }  // namespace
 
 distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup) {
+  if (setup.chunk_bytes == 0 || setup.chunks_in_flight < 1)
+    throw Failure("distributor '" + setup.name + "': chunk size and chunks in flight must be positive");
   // Detached: weight transfers run on a thread of their own (lane 4), never on the scheduler.
   return system.spawn<caf::detached>(distributor, std::move(setup));
 }

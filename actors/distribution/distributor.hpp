@@ -1,8 +1,9 @@
 #pragma once
-// Distributor (lane 4): one node's fan-out of weight updates. Each frame is decoded once and
+// Distributor (lane 4): one node's fan-out of weight updates. Each version is decoded once and
 // copied, on the distributor's own thread, into the staging buffer of every local inference
-// replica, and passed on (as the same frame) to every distributor attached downstream — another
-// node's, so weights cross each node boundary once; the answer comes once all of them have it.
+// replica, and passed on to every distributor attached downstream — another node's, so weights
+// cross each node boundary once — in chunks, a few in flight per downstream; a node's distributor
+// puts them together and checks the whole (size, checksum) before its replicas may stage it.
 // Inference swaps it in at its next batch boundary, so a transfer neither waits for a forward pass
 // nor blocks one.
 #include <caf/actor_system.hpp>
@@ -24,7 +25,9 @@ struct DistributorSetup {
   std::string name = "distributor";
   std::vector<std::shared_ptr<DoubleBufferedReplica>> replicas;  // this node's
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
-  double timeout_s = 60;             // for a downstream distributor to take an update
+  double timeout_s = 60;             // for a downstream distributor to take a chunk
+  size_t chunk_bytes = size_t{4} << 20;  // weights cross to the downstream in chunks of this size
+  int chunks_in_flight = 2;              // per downstream: chunks sent and not yet acknowledged
   caf::actor supervisor;             // receives rejection counts; may be null
 };
 

@@ -120,6 +120,8 @@ void build_inference(Builder& b) {
   d.replicas = b.replica_weights;
   d.track = b.track(d.name, Lane::distribution);
   d.timeout_s = b.config().run.message_timeout_s;
+  d.chunk_bytes = static_cast<size_t>(b.config().distribution.chunk_mib * 1048576);
+  d.chunks_in_flight = b.config().distribution.chunks_in_flight;
   d.supervisor = b.context.supervisor;
   b.distributor = b.watch(spawn_distributor(b.system, d), d.name);
   b.built.distributor = b.distributor;

@@ -13,6 +13,7 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<msg::ActionFrame>("dvla::ActionFrame");
   config.add_message_type<msg::SegmentFrame>("dvla::SegmentFrame");
   config.add_message_type<msg::WeightsFrame>("dvla::WeightsFrame");
+  config.add_message_type<msg::WeightChunkFrame>("dvla::WeightChunkFrame");
   config.add_message_type<msg::VersionFrame>("dvla::VersionFrame");
   config.add_message_type<msg::ControlFrame>("dvla::ControlFrame");
   config.add_message_type<msg::MetricsFrame>("dvla::MetricsFrame");

@@ -110,6 +110,11 @@ std::vector<Setting> fields(Config& c) {
       {"cluster.tls.key", "PEM private key of cluster.tls.certificate", &c.cluster.tls_key},
       {"cluster.tls.cafile", "PEM CA certificate that peers' certificates must chain to",
        &c.cluster.tls_cafile},
+      {"distribution.chunk_mib",
+       "MiB per chunk in which a weight version crosses to a node (checked whole on arrival)",
+       &c.distribution.chunk_mib},
+      {"distribution.chunks_in_flight", "per node: weight chunks sent and not yet acknowledged",
+       &c.distribution.chunks_in_flight},
       {"memory.sim_mib",
        "budget of the sim pool (samplers' segment buffers), MiB; beyond it an allocation fails "
        "naming the pool",
@@ -285,6 +290,11 @@ Status validate(const Config& c) {
     return fail("graph.training_torch_threads must be 0 (graph.torch_threads) or more");
   if (c.graph.scheduler_threads < 1) return fail("graph.scheduler_threads must be at least 1");
   if (auto cluster = validate(c.cluster, c.run.mode); !cluster) return cluster;
+  // A chunk is one Cap'n Proto Data field: at most 512 MiB; at least 1 KiB.
+  if (!(c.distribution.chunk_mib >= 1.0 / 1024 && c.distribution.chunk_mib <= 256))
+    return fail("distribution.chunk_mib must be between 1/1024 (1 KiB) and 256");
+  if (c.distribution.chunks_in_flight < 1)
+    return fail("distribution.chunks_in_flight must be at least 1");
   if (c.memory.sim_mib < 1) return fail("memory.sim_mib must be at least 1");
   if (c.memory.model_mib < 1) return fail("memory.model_mib must be at least 1");
   if (c.model.policy == PolicyKind::torchscript && c.model.torchscript.empty())

@@ -120,9 +120,16 @@ struct ClusterConfig {
   std::string tls_certificate, tls_key, tls_cafile;
 };
 
+// How weight versions travel from the learner to the nodes' distributors.
+struct DistributionConfig {
+  double chunk_mib = 4;      // a version crosses to a node in chunks of this size
+  int chunks_in_flight = 2;  // per node: chunks sent and not yet acknowledged
+};
+
 struct Config {
   RunConfig run;
   ClusterConfig cluster;
+  DistributionConfig distribution;
   GraphConfig graph;
   MemoryConfig memory;
   envs::EnvConfig env;
