@@ -257,15 +257,16 @@ TEST_CASE(
   caf::scoped_actor self{*s.system};
   auto policy = wide_policy()();
   FlatParameters flat(*policy);
-  REQUIRE(flat.to_frame(3).size() > 16 * 1024);
-  REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(3)).first == 3u);
-  // Attaching hands over version 3 and is answered once the downstream has it.
+  REQUIRE(flat.to_frame(0).size() > 16 * 1024);
+  // Version 0, the learner's first (a downstream that has nothing yet still wants it).
+  REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(0)).first == 0u);
+  // Attaching hands over version 0 and is answered once the downstream has it.
   auto [attached, e1] = ask<uint64_t>(self, upstream, attach_atom::value, std::string("far"),
                                       caf::actor_cast<caf::actor>(downstream));
   REQUIRE_MESSAGE(attached, e1);
-  CHECK(*attached == 3);
+  CHECK(*attached == 0);
   CHECK(far->swap_in_staged());
-  CHECK(far->active_version() == 3);
+  CHECK(far->active_version() == 0);
   // The next update is answered once the local replica has it (a remote hop must not hold up the
   // learner); the downstream gets it right after.
   REQUIRE(ask<uint64_t>(self, upstream, flat.to_frame(4)).first == 4u);

@@ -76,14 +76,19 @@ TEST_CASE("a version cut into chunks is put back together byte for byte") {
     auto p = assembly.add(chunk_of(cut.chunks[i]));
     REQUIRE_MESSAGE(p, p.error().message());
     CHECK_FALSE(p->whole);
-    CHECK(assembly.assembling() == 5);
+    CHECK(assembly.assembling() == 5u);
   }
   auto done = assembly.add(chunk_of(cut.chunks.back()));
   REQUIRE_MESSAGE(done, done.error().message());
   REQUIRE(done->whole);
   CHECK(same_bytes(*done->whole, frame));
   CHECK(msg::read(*done->whole)->version == 5);
-  CHECK(assembly.assembling() == 0);
+  CHECK_FALSE(assembly.assembling());
+  // Version 0 (the learner's first) is a version like any other.
+  auto zero = feed(assembly, cut_into_chunks(weights(0, 10000), 0, 4096));
+  REQUIRE_MESSAGE(zero, zero.error().message());
+  REQUIRE(zero->whole);
+  CHECK(msg::read(*zero->whole)->version == 0);
   // A version smaller than one chunk is one chunk.
   const auto small = cut_into_chunks(weights(6, 8), 6, 1 << 20);
   CHECK(small.count == 1);
@@ -122,12 +127,12 @@ TEST_CASE("a truncated transfer is superseded by the next version, and said so")
   const auto v10 = cut_into_chunks(weights(10, 10000), 10, 4096);
   auto first = assembly.add(chunk_of(v10.chunks[0]));
   REQUIRE(first);
-  CHECK(first->superseded == 9);
-  CHECK(assembly.assembling() == 10);
+  CHECK(first->superseded == 9u);
+  CHECK(assembly.assembling() == 10u);
   for (size_t i = 1; i < v10.chunks.size(); ++i) {
     auto p = assembly.add(chunk_of(v10.chunks[i]));
     REQUIRE_MESSAGE(p, p.error().message());
-    CHECK(p->superseded == 0);
+    CHECK_FALSE(p->superseded);
     if (i + 1 == v10.chunks.size()) CHECK(p->whole);
   }
 }
@@ -142,7 +147,7 @@ TEST_CASE("chunks out of order, without their first, or disagreeing with it are 
     const auto& why = gap.error().message();
     CHECK(why.find("weight transfer of version 11 discarded: chunk 2 of ") == 0);
     CHECK(why.find("of version 11 arrived where chunk 1 was due") != std::string::npos);
-    CHECK(assembly.assembling() == 0);
+    CHECK_FALSE(assembly.assembling());
   }
   SUBCASE("no first chunk") {
     WeightAssembly assembly;

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -29,8 +30,8 @@ struct Downstream {
   std::shared_ptr<const ChunkedVersion> sending;  // null: between versions
   uint32_t next_chunk = 0;                        // of `sending`
   int in_flight = 0;                              // chunks sent, not yet acknowledged
-  uint64_t has_version = 0;                       // the last version it acknowledged whole
-  uint64_t refused_version = 0;                   // the last version it refused (not resent)
+  std::optional<uint64_t> has_version;      // the last version it acknowledged whole
+  std::optional<uint64_t> refused_version;  // the last version it refused (not resent)
   std::vector<caf::typed_response_promise<uint64_t>> attached;  // answered with its first weights
 };
 
@@ -96,7 +97,7 @@ void on_chunk_answer(self_ptr self, const caf::actor_addr& address,
     if (error.category() != caf::atom("dvla") ||
         error.code() == static_cast<uint8_t>(errc::no_answer))
       return drop(self, address, error);
-    d.refused_version = std::max(d.refused_version, version->version);
+    d.refused_version = std::max(d.refused_version.value_or(0), version->version);
     if (d.sending == version) d.sending = nullptr;
   } else if (index + 1 == version->count) {
     d.has_version = version->version;
@@ -114,7 +115,8 @@ void pump(self_ptr self, Downstream& d) {
   auto& s = self->state;
   if (!d.sending) {
     const auto& newest = current_chunks(s);
-    if (!newest || newest->version <= std::max(d.has_version, d.refused_version)) return;
+    if (!newest || newest->version <= d.has_version || newest->version <= d.refused_version)
+      return;
     d.sending = newest;
     d.next_chunk = 0;
   }
@@ -175,9 +177,9 @@ caf::result<uint64_t> receive_chunk(self_ptr self, const msg::WeightChunkFrame& 
   if (!progress)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                   progress.error().message());
-  if (progress->superseded != 0)
+  if (progress->superseded)
     report_rejected(s.setup.supervisor, s.setup.name,
-                    "weight transfer of version " + std::to_string(progress->superseded) +
+                    "weight transfer of version " + std::to_string(*progress->superseded) +
                         " superseded by version " + std::to_string(chunk->version) +
                         " before it was whole");
   // Pass it on: a relay's downstream gets chunk i while chunk i+1 is still on its way here.

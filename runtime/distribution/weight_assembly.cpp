@@ -1,5 +1,6 @@
 #include <dvla/runtime/distribution/weight_assembly.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,19 +24,19 @@ std::string hex(uint64_t v) {
 }  // namespace
 
 Error WeightAssembly::discard(const std::string& what) {
-  const uint64_t version = version_;
+  const auto version = version_;
   *this = WeightAssembly();
-  return Error("weight transfer" + (version ? " of version " + std::to_string(version) : "") +
+  return Error("weight transfer" + (version ? " of version " + std::to_string(*version) : "") +
                " discarded: " + what);
 }
 
 Expected<WeightAssembly::Progress> WeightAssembly::add(const msg::WeightChunk& chunk) {
   Progress progress;
-  if (chunk.index == 0 && version_ != 0 && chunk.version != version_) {
+  if (chunk.index == 0 && version_ && chunk.version != *version_) {
     progress.superseded = version_;  // the rest of it will not come
     *this = WeightAssembly();
   }
-  if (version_ == 0) {
+  if (!version_) {
     if (chunk.index != 0) return discard(name_of(chunk) + " arrived without its first chunk");
     // All chunks but the last have the first one's size: a total that disagrees is refused
     // before anything is allocated for it.
@@ -54,7 +55,7 @@ Expected<WeightAssembly::Progress> WeightAssembly::add(const msg::WeightChunk& c
     count_ = chunk.count;
     total_ = chunk.total_bytes;
     checksum_ = chunk.checksum;
-  } else if (chunk.version != version_ || chunk.index != next_) {
+  } else if (chunk.version != *version_ || chunk.index != next_) {
     return discard(name_of(chunk) + " arrived where chunk " + std::to_string(next_) +
                    " was due");
   }

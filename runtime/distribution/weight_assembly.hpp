@@ -17,7 +17,7 @@ class WeightAssembly {
  public:
   struct Progress {
     std::optional<msg::WeightsFrame> whole;  // once the last chunk arrived and the whole checked
-    uint64_t superseded = 0;  // an unfinished version this chunk's version replaced; 0: none
+    std::optional<uint64_t> superseded;  // an unfinished version this chunk's version replaced
   };
 
   // Takes the next chunk. An error (a chunk out of order, one that disagrees with its version's
@@ -25,13 +25,13 @@ class WeightAssembly {
   // unfinished version; the next version's first chunk starts afresh.
   Expected<Progress> add(const msg::WeightChunk& chunk);
 
-  // The version being put together; 0: none.
-  uint64_t assembling() const { return version_; }
+  // The version being put together, if any.
+  std::optional<uint64_t> assembling() const { return version_; }
 
  private:
   Error discard(const std::string& what);
 
-  uint64_t version_ = 0;
+  std::optional<uint64_t> version_;  // none between versions (a version may be 0)
   uint32_t next_ = 0, count_ = 0;
   uint64_t total_ = 0, checksum_ = 0, filled_ = 0;
   msg::Bytes bytes_;
