@@ -23,5 +23,7 @@ using lost_atom = caf::atom_constant<caf::atom("lost")>;
 using acked_atom = caf::atom_constant<caf::atom("acked")>;
 using quorum_atom = caf::atom_constant<caf::atom("quorum")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
+using relay_atom = caf::atom_constant<caf::atom("relay")>;
+using pump_atom = caf::atom_constant<caf::atom("pump")>;
 
 }  // namespace dvla::actors

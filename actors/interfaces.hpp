@@ -11,6 +11,7 @@
 #include <dvla/messages/frame.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/cluster/weights_source.hpp>
 #include <dvla/runtime/run/run_status.hpp>
 
 namespace dvla::actors {
@@ -42,15 +43,19 @@ using evaluator_actor =
 // Lane 4: copies one weight update into the staging buffer of every local inference replica and
 // passes it on to every distributor attached downstream (other nodes'), as weight chunks; answers
 // with its version once the local replicas have it. A weight chunk from upstream is acknowledged
-// with its version (the sender's credit); the last one once the whole version checked out and the
-// local replicas have it. (attach, name, distributor): another distributor joins downstream — it gets
+// with (its version, whole) — the sender's credit; whole: this distributor holds that version whole
+// (the last chunk checked out and the local replicas have it, or it had it before: a new upstream
+// after a relay was lost sends nothing more of it). (attach, name, distributor): another
+// distributor joins downstream — it gets
 // the latest weights (the answer is their version, once it has them; before any weights, with the
 // first update) and every update after; it leaves when it ends. (A typed handle cannot name its own
-// type: the downstream travels as caf::actor and must be a distributor_actor.)
+// type: the downstream travels as caf::actor and must be a distributor_actor.) (pump): its own
+// timer, when distribution.uplink_mib_s held chunks back.
 using distributor_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
-                     caf::replies_to<msg::WeightChunkFrame>::with<uint64_t>,
-                     caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>>;
+                     caf::replies_to<msg::WeightChunkFrame>::with<uint64_t, bool>,
+                     caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>,
+                     caf::reacts_to<pump_atom>>;
 
 // Where a sampler ships its segments: the trainer, or on a node of a multi-node run its uplink to
 // the coordinator. Acknowledges each segment with the learner's version (the sampler's credit);
@@ -99,7 +104,8 @@ using supervisor_actor = caf::typed_actor<
     // A multi-node run (actors/cluster/): a node joined with its assignment; its samplers
     // started; it was lost (why); the learner acknowledged a segment of node N (bytes, policy
     // lag, oldest version, the env steps and episodes it carried); a node's distributor took a
-    // weight update (its name, version, bytes); a control round reached a node's endpoints and
+    // weight update (its name, version, bytes); node N takes its weights from a source (its
+    // name: the learner or a relay node); a control round reached a node's endpoints and
     // back (its name, us); the samplers may start (the nodes are in, or the join timeout
     // passed); (release): the run is over, the nodes are told to stop (answered with how many
     // did).
@@ -107,6 +113,7 @@ using supervisor_actor = caf::typed_actor<
     caf::reacts_to<lost_atom, uint32_t, std::string>,
     caf::reacts_to<acked_atom, uint32_t, uint64_t, uint64_t, uint64_t, msg::MetricsFrame>,
     caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>,
+    caf::reacts_to<relay_atom, uint32_t, std::string>,
     caf::reacts_to<ping_atom, std::string, double>, caf::reacts_to<quorum_atom>,
     caf::replies_to<release_atom>::with<uint32_t>>;
 
@@ -126,8 +133,10 @@ using observer_actor =
 // ---- Across nodes (actors/cluster/) ----
 
 // A node of a multi-node run (its control plane): told to stop when the run ends (why); it
-// acknowledges, then stops.
-using node_actor = caf::typed_actor<caf::replies_to<shutdown_atom, std::string>::with<bool>>;
+// acknowledges, then stops. (relay, source): its weights come from `source` from now on (the relay
+// it took them from was lost).
+using node_actor = caf::typed_actor<caf::replies_to<shutdown_atom, std::string>::with<bool>,
+                                    caf::reacts_to<relay_atom, WeightsSource>>;
 
 // A sampler's uplink on a node: takes the sampler's segments and its reports and ships each
 // segment to the coordinator together with the env steps and episodes reported before it, so that
@@ -140,20 +149,21 @@ using segment_intake_actor =
     caf::typed_actor<caf::replies_to<msg::SegmentFrame, msg::MetricsFrame>::with<uint64_t>>;
 
 // The coordinator's door on the data plane (published on the data port): (join, node, name)
-// answers with the node's segment intake; (attach, name, distributor) attaches the node's
-// distributor under the learner's and answers, once it has the current weights, with their version.
+// answers with the node's segment intake.
 using segment_gate_actor =
-    caf::typed_actor<caf::replies_to<join_atom, uint32_t, std::string>::with<segment_intake_actor>,
-                     caf::replies_to<attach_atom, std::string, distributor_actor>::with<uint64_t>>;
+    caf::typed_actor<caf::replies_to<join_atom, uint32_t, std::string>::with<segment_intake_actor>>;
 
 // The coordinator's door on the control plane (published on cluster.listen): (join, info, node)
 // answers with the node's assignment and the run's supervisor (which counts its refusals), and
 // watches the node; (ready, node, endpoints): the node has built its part and has the current
 // weights — its control endpoints join the control plane, and the answer (the node's number) says
-// its samplers may start (once cluster.nodes are in, or the join timeout passed); (release): the
-// run is over, every node is told to stop; answered with how many acknowledged.
+// its samplers may start (once cluster.nodes are in, or the join timeout passed); (relay, node,
+// its distributor's address): the node takes its place in the relay tree — the answer is where
+// its weights come from (the learner, or a relay node); (release): the run is over, every node is
+// told to stop; answered with how many acknowledged.
 using coordinator_actor = caf::typed_actor<
     caf::replies_to<join_atom, NodeInfo, node_actor>::with<NodeAssignment, supervisor_actor>,
+    caf::replies_to<relay_atom, uint32_t, WeightsSource>::with<WeightsSource>,
     caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>,
     caf::replies_to<release_atom>::with<uint32_t>, caf::reacts_to<quorum_atom>>;
 

@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -85,6 +86,22 @@ std::pair<std::optional<Answer>, std::string> ask(caf::scoped_actor& self, const
   std::pair<std::optional<Answer>, std::string> out;
   self->request(h, wait, std::forward<Ts>(xs)...)
       .receive([&](const Answer& a) { out.first = a; },
+               [&](const caf::error& e) { out.second = describe(e); });
+  return out;
+}
+
+// A weight chunk's answer: its version and whether the distributor holds that version whole.
+struct ChunkAnswer {
+  uint64_t version = 0;
+  bool whole = false;
+};
+
+std::pair<std::optional<ChunkAnswer>, std::string> send_chunk(caf::scoped_actor& self,
+                                                              const distributor_actor& to,
+                                                              const msg::WeightChunkFrame& chunk) {
+  std::pair<std::optional<ChunkAnswer>, std::string> out;
+  self->request(to, wait, chunk)
+      .receive([&](uint64_t version, bool whole) { out.first = ChunkAnswer{version, whole}; },
                [&](const caf::error& e) { out.second = describe(e); });
   return out;
 }
@@ -172,6 +189,31 @@ TEST_CASE("staged weights stay out of the active policy until the swap, then act
   auto misfit = weights->stage(*msg::read(foreign_flat.to_frame(8)));
   REQUIRE_FALSE(misfit);
   CHECK(misfit.error().message().find("weight update does not fit this policy") == 0);
+}
+
+TEST_CASE("a replica given no initial weights never acts with none, even while newer ones copy") {
+  // A node's replica starts empty: the first version is staged, then newer ones are copied over
+  // it. Before the fix the first swap gave up while a copy was in progress and inference acted
+  // with the factory's random weights (a rejoined node's first segment was version 0).
+  const auto large = [] { return make_actor_critic(cartpole_spec(), {1024, 1024}, 1); };
+  auto source = large();
+  FlatParameters flat(*source);
+  const auto frame = flat.to_frame(1);
+  const auto update = msg::read(frame);  // staged back to back: the copy is nearly always running
+  REQUIRE(update);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    DoubleBufferedReplica replica("replica", large, msg::WeightsFrame());
+    std::atomic<bool> first_staged{false}, stop{false};
+    std::thread distributor([&] {
+      while (!stop && replica.stage(*update)) first_staged = true;
+    });
+    while (!first_staged) std::this_thread::yield();
+    replica.swap_in_staged();  // the first batch boundary after the node was given weights
+    const uint64_t acting = replica.active_version();
+    stop = true;
+    distributor.join();
+    CHECK(acting >= 1);
+  }
 }
 
 TEST_CASE("a replica's two flat buffers come from the model pool and go back with it") {
@@ -309,6 +351,50 @@ TEST_CASE("a distributor attached before there are weights is answered with the 
   learner->send_exit(downstream, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("a relay's child, attached to the relay's parent once the relay is lost, gets the next "
+          "version") {
+  System s;
+  // learner -> relay -> child, each distributor with a replica of its own.
+  auto at_relay = std::make_shared<DoubleBufferedReplica>("relay/0", wide_policy(),
+                                                          msg::WeightsFrame());
+  auto at_child = std::make_shared<DoubleBufferedReplica>("child/0", wide_policy(),
+                                                          msg::WeightsFrame());
+  DistributorSetup setup;
+  setup.chunk_bytes = 1024;
+  setup.replicas = {std::make_shared<DoubleBufferedReplica>("inference/0", wide_policy(),
+                                                            msg::WeightsFrame())};
+  auto learner = spawn_distributor(*s.system, setup);
+  setup.name = "relay/distributor";
+  setup.replicas = {at_relay};
+  auto relay = spawn_distributor(*s.system, setup);
+  setup.name = "child/distributor";
+  setup.replicas = {at_child};
+  auto child = spawn_distributor(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+  FlatParameters flat(*wide_policy()());
+  REQUIRE(ask<uint64_t>(self, learner, flat.to_frame(1)).first == 1u);
+  auto attach = [&](const distributor_actor& to, const std::string& name,
+                    const distributor_actor& from) {
+    return ask<uint64_t>(self, to, attach_atom::value, name, caf::actor_cast<caf::actor>(from));
+  };
+  REQUIRE(attach(learner, "relay", relay).first == 1u);
+  REQUIRE(attach(relay, "child", child).first == 1u);  // relayed chunk by chunk
+  // The relay is lost (a killed node); its child is routed around it to the learner.
+  self->send_exit(relay, caf::exit_reason::kill);
+  self->wait_for(relay);
+  auto [again, why] = attach(learner, "child", child);
+  REQUIRE_MESSAGE(again, why);
+  CHECK(*again == 1);  // it had version 1: answered at once, nothing staged twice
+  REQUIRE(swapped(*at_child));
+  CHECK(at_child->active_version() == 1);
+  CHECK_FALSE(at_child->swap_in_staged());
+  REQUIRE(ask<uint64_t>(self, learner, flat.to_frame(2)).first == 2u);
+  CHECK(swapped(*at_child));
+  CHECK(at_child->active_version() == 2);
+  self->send_exit(learner, caf::exit_reason::user_shutdown);
+  self->send_exit(child, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("a damaged or truncated chunk stream is refused and the replica keeps its version") {
   System s;
   auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
@@ -319,18 +405,28 @@ TEST_CASE("a damaged or truncated chunk stream is refused and the replica keeps 
   caf::scoped_actor self{*s.system};
   auto source = wide_policy()();
   FlatParameters flat(*source);
-  // Sends every chunk of `v` in order; the answer to the last one (or the first error).
+  // Sends every chunk of `v` in order; the version once whole (or the first error).
   auto send_all = [&](const ChunkedVersion& v) {
     std::pair<std::optional<uint64_t>, std::string> answer;
     for (const auto& chunk : v.chunks) {
-      answer = ask<uint64_t>(self, downstream, chunk);
-      if (!answer.first) break;
+      auto [ack, why] = send_chunk(self, downstream, chunk);
+      answer.second = why;
+      if (!ack) break;
+      if (ack->whole) answer.first = ack->version;
     }
     return answer;
   };
   REQUIRE(send_all(cut_into_chunks(flat.to_frame(3), 3, 1024)).first == 3u);
   REQUIRE(far->swap_in_staged());
   REQUIRE(far->active_version() == 3);
+
+  SUBCASE("held already: a new upstream's first chunk of it is answered whole at once") {
+    auto again = send_chunk(self, downstream, cut_into_chunks(flat.to_frame(3), 3, 1024).chunks[0]);
+    REQUIRE_MESSAGE(again.first, again.second);
+    CHECK(again.first->version == 3);
+    CHECK(again.first->whole);
+    CHECK_FALSE(far->swap_in_staged());  // nothing staged again
+  }
 
   SUBCASE("damaged: one flipped byte in one chunk") {
     auto v = cut_into_chunks(flat.to_frame(4), 4, 1024);
@@ -349,8 +445,12 @@ TEST_CASE("a damaged or truncated chunk stream is refused and the replica keeps 
   }
   SUBCASE("truncated: the rest never comes, the next version's first chunk supersedes it") {
     auto v4 = cut_into_chunks(flat.to_frame(4), 4, 1024);
-    for (size_t i = 0; i + 1 < v4.chunks.size(); ++i)
-      REQUIRE(ask<uint64_t>(self, downstream, v4.chunks[i]).first == 4u);
+    for (size_t i = 0; i + 1 < v4.chunks.size(); ++i) {
+      auto [ack, why] = send_chunk(self, downstream, v4.chunks[i]);
+      REQUIRE_MESSAGE(ack, why);
+      CHECK(ack->version == 4);
+      CHECK_FALSE(ack->whole);
+    }
     CHECK_FALSE(far->swap_in_staged());  // nothing staged from a partial version
     CHECK(far->active_version() == 3);
     REQUIRE(send_all(cut_into_chunks(flat.to_frame(5), 5, 1024)).first == 5u);

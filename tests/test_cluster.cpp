@@ -1,7 +1,8 @@
 // A multi-node run on 127.0.0.1: a coordinator (dvla-ppo --listen) and node processes
 // (dvla-node). It learns as one process does; a node killed or hung mid-run is declared lost,
 // named, and the run goes on and completes with every node's acknowledged env steps adding up to
-// its total; a restarted node rejoins with the current weights.
+// its total; a restarted node rejoins with the current weights; a relay node's loss reroutes its
+// child's weights.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -233,6 +234,52 @@ TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run
   CHECK(b.wait() == 1);
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+}
+
+TEST_CASE("a relay node killed mid-transfer: its child takes the next versions from the learner") {
+  Cluster cluster("relay");
+  // A chain: learner -> a -> b (fanout 1); small chunks, one in flight: a version takes many
+  // round trips per hop, so the kill lands while one is on its way.
+  REQUIRE(cluster.start_coordinator(
+              std::vector<std::string>{"--nodes", "2", "--max-env-steps", "300000", "--set",
+                                       "eval.episodes=2", "--set", "distribution.fanout=1", "--set",
+                                       "distribution.chunk_mib=0.004", "--set",
+                                       "distribution.chunks_in_flight=1"} +
+              heartbeats) != 0);
+  auto& coordinator = cluster.coordinator();
+  auto placed = [&](const std::string& node, const std::string& from) {
+    return coordinator.wait_for_err([&](const std::string& e) {
+      return e.find("node '" + node + "' takes its weights from " + from) != std::string::npos;
+    });
+  };
+  auto& a = cluster.start_node("a", one_sampler + heartbeats);
+  REQUIRE_MESSAGE(placed("a", "learner"), coordinator.err());
+  auto& b = cluster.start_node("b", one_sampler + heartbeats);
+  REQUIRE_MESSAGE(placed("b", "a"), coordinator.err());
+  REQUIRE_MESSAGE(cluster.wait_until_counted("b"), coordinator.out());  // b acts with a's relay
+  a.signal(SIGKILL);
+  CHECK(a.wait() == 128 + SIGKILL);
+  const bool rerouted = coordinator.wait_for_err([](const std::string& e) {
+    return e.find("node 'b' now takes its weights from learner") != std::string::npos &&
+           e.find("(its relay 'a' was lost)") != std::string::npos;
+  });
+  REQUIRE_MESSAGE(rerouted, coordinator.err());
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  CHECK(b.err().find("takes its weights from learner") != std::string::npos);
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 2);
+  const auto& lost = summary["nodes"][0];
+  const auto& child = summary["nodes"][1];
+  MESSAGE(lost.dump());
+  MESSAGE(child.dump());
+  CHECK(lost["state"] == "lost");
+  CHECK(child["state"] == "running");
+  CHECK(child["weights_from"] == "learner");
+  // It went on getting versions after its relay was gone.
+  CHECK(child["weights_version"].get<uint64_t>() > lost["weights_version"].get<uint64_t>());
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
 }
 

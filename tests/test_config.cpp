@@ -121,6 +121,15 @@ TEST_CASE("validation names the setting that is out of range") {
   c.distribution.chunks_in_flight = 0;
   CHECK(validate(c).error().message() ==
         "invalid config: distribution.chunks_in_flight must be at least 1");
+  c = Config{};
+  REQUIRE(set_config_value(c, "distribution.fanout", "0"));
+  CHECK(validate(c).error().message() == "invalid config: distribution.fanout must be at least 1");
+  c = Config{};
+  REQUIRE(set_config_value(c, "distribution.uplink_mib_s", "-1"));
+  CHECK(validate(c).error().message() ==
+        "invalid config: distribution.uplink_mib_s must be 0 (no cap) or more");
+  REQUIRE(set_config_value(c, "distribution.uplink_mib_s", "12.5"));
+  CHECK(validate(c));
 }
 
 TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {

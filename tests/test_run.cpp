@@ -180,6 +180,32 @@ TEST_CASE("the cluster tally counts each node's acknowledged segments and names 
   CHECK(sum == tally.env_steps());
 }
 
+TEST_CASE("the cluster tally reports where each node's weights come from and the version skew") {
+  ClusterTally tally;
+  CHECK(tally.version_skew() == 0);  // no node
+  for (uint32_t id = 1; id <= 3; ++id) {
+    const std::string name(1, static_cast<char>('a' + id - 1));
+    tally.joined(NodeInfo{name, "h", id, 2, 1024, "", 0, 0},
+                 NodeAssignment{id, name, "", id - 1, 1, 8, 1, 7001});
+  }
+  tally.weights_from(1, "learner");
+  tally.weights_from(2, "a");
+  tally.weights_delivered("a", 12, 100);
+  CHECK(tally.version_skew() == 0);  // one node with weights
+  tally.weights_delivered("b", 9, 100);
+  CHECK(tally.version_skew() == 3);  // c has no weights yet: not counted
+  tally.weights_delivered("c", 4, 100);
+  CHECK(tally.version_skew() == 8);
+  REQUIRE(tally.lost(3, "remote_link_unreachable"));
+  CHECK(tally.version_skew() == 3);  // a lost node's replicas act no more
+  tally.weights_delivered("b", 12, 100);
+  CHECK(tally.version_skew() == 0);
+  const auto s = tally.status();
+  CHECK(s[0].weights_from == "learner");
+  CHECK(s[1].weights_from == "a");
+  CHECK(s[2].weights_from.empty());
+}
+
 TEST_CASE(
     "a node hosts the samplers it asks for, else the configured number, else half its cores") {
   ClusterConfig c;

@@ -4,14 +4,18 @@
 // superseded by a newer one's first chunk.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <dvla/core/checksum.hpp>
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/distribution/chunked_version.hpp>
+#include <dvla/runtime/distribution/relay_tree.hpp>
+#include <dvla/runtime/distribution/uplink_budget.hpp>
 #include <dvla/runtime/distribution/weight_assembly.hpp>
 
 using namespace dvla;
@@ -137,6 +141,43 @@ TEST_CASE("a truncated transfer is superseded by the next version, and said so")
   }
 }
 
+TEST_CASE("a version restarted from its first chunk (a new upstream) is put together afresh") {
+  const auto v12 = cut_into_chunks(weights(12, 10000), 12, 4096);
+  WeightAssembly assembly;
+  for (size_t i = 0; i < 3; ++i) REQUIRE(assembly.add(chunk_of(v12.chunks[i])));
+  // The relay sending it was lost; its parent sends the same version from the start.
+  auto progress = feed(assembly, v12);
+  REQUIRE_MESSAGE(progress, progress.error().message());
+  CHECK_FALSE(progress->superseded);  // the same version: nothing was given up
+  REQUIRE(progress->whole);
+  CHECK(same_bytes(*progress->whole, weights(12, 10000)));
+}
+
+TEST_CASE("the relay tree keeps the learner at fanout copies and routes around a lost relay") {
+  CHECK_THROWS_WITH(RelayTree(0), "relay tree: fanout 0 must be at least 1");
+  RelayTree tree(2);
+  // Breadth first: 1, 2 under the learner; 3, 4 under 1; 5, 6 under 2; 7 under 3.
+  std::vector<uint32_t> parents;
+  for (uint32_t node = 1; node <= 7; ++node) parents.push_back(tree.add(node));
+  CHECK(parents == std::vector<uint32_t>{0, 0, 1, 1, 2, 2, 3});
+  CHECK(tree.children(RelayTree::root).size() == 2);  // the learner's copies per version
+  CHECK(tree.depth(7) == 3);  // learner -> 1 -> 3 -> 7
+  CHECK_THROWS(tree.add(3));
+  // Relay 1 is lost: its children move to the learner, which then sends 3 copies.
+  auto moved = tree.remove(1);
+  CHECK(moved == std::vector<std::pair<uint32_t, uint32_t>>{{3, 0}, {4, 0}});
+  CHECK_FALSE(tree.contains(1));
+  CHECK(tree.parent(7) == 3);
+  CHECK(tree.depth(7) == 2);
+  CHECK(tree.children(RelayTree::root) == std::vector<uint32_t>{2, 3, 4});
+  // A leaf goes without moving anyone; one not in the tree is no-op.
+  CHECK(tree.remove(7).empty());
+  CHECK(tree.remove(42).empty());
+  // A new node takes the first free slot breadth first (under 3, whose child left).
+  CHECK(tree.add(8) == 3);
+  CHECK(tree.size() == 6);
+}
+
 TEST_CASE("chunks out of order, without their first, or disagreeing with it are refused") {
   const auto v = cut_into_chunks(weights(11, 10000), 11, 4096);
   SUBCASE("a gap") {
@@ -178,4 +219,39 @@ TEST_CASE("chunks out of order, without their first, or disagreeing with it are 
     REQUIRE_FALSE(cut);
     CHECK(cut.error().message().find("weight chunk: ") == 0);
   }
+}
+
+TEST_CASE("the uplink budget lets chunks go at its rate, one chunk of debt at a time") {
+  using Clock = UplinkBudget::Clock;
+  const auto t0 = Clock::now();
+  const auto at = [t0](double s) {
+    return t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+  UplinkBudget none;
+  CHECK_FALSE(none.capped());
+  for (int i = 0; i < 100; ++i) CHECK(none.take(size_t{1} << 30, t0) == 0);
+  CHECK_THROWS(UplinkBudget(-1));
+
+  UplinkBudget budget(1e6, t0);  // 1 MB/s
+  CHECK(budget.capped());
+  CHECK(budget.take(500000, t0) == 0);  // goes: the budget was not in debt
+  // 0.5 MB of debt: the next may go in 0.5 s, and not before.
+  CHECK(budget.take(500000, t0) == doctest::Approx(0.5));
+  CHECK(budget.take(500000, at(0.25)) == doctest::Approx(0.25));
+  CHECK(budget.take(500000, at(0.5)) == 0);
+  CHECK(budget.take(1, at(0.5)) == doctest::Approx(0.5));
+  // Steady sending from 0.5 s (0.5 MB of debt) to 10.5 s: 9.5 MB went.
+  double sent = 0, now = 0.5;
+  while (now < 10.5) {
+    const double wait = budget.take(100000, at(now));
+    if (wait == 0)
+      sent += 100000;
+    else
+      now += wait;
+  }
+  CHECK(sent == doctest::Approx(9.5e6).epsilon(0.02));
+  // A long idle spell saves at most 50 ms of sending.
+  CHECK(budget.take(10000, at(100)) == 0);
+  CHECK(budget.take(50000, at(100)) == 0);
+  CHECK(budget.take(1, at(100)) > 0);
 }

@@ -5,12 +5,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/distribution/relay_tree.hpp>
 
 namespace dvla::actors {
 namespace {
@@ -25,6 +27,8 @@ struct Member {
 
 struct CoordinatorState {
   CoordinatorSetup setup;
+  std::optional<RelayTree> tree;  // set with the setup (distribution.fanout)
+  std::map<uint32_t, WeightsSource> relays;  // each node's published distributor
   std::string config_text;
   uint32_t next_node = 1;  // 0 is the coordinator's own samplers
   uint32_t next_sampler = 0;
@@ -90,6 +94,44 @@ caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo
   return {a, s.setup.supervisor};
 }
 
+const WeightsSource& source_of(const CoordinatorState& s, uint32_t node) {
+  return node == RelayTree::root ? s.setup.learner_weights : s.relays.at(node);
+}
+
+// The node's place in the relay tree: where its weights come from.
+caf::result<WeightsSource> relay(self_ptr self, uint32_t node, WeightsSource own) {
+  auto& s = self->state;
+  auto it = s.members.find(node);
+  if (it == s.members.end() || it->second.lost)
+    return make_error(errc::bad_setup, "node " + std::to_string(node) + " is not in the run");
+  if (s.tree->contains(node))
+    return make_error(errc::bad_setup, "node " + std::to_string(node) + " has a relay already");
+  own.name = it->second.assignment.name;
+  s.relays[node] = own;
+  const auto& from = source_of(s, s.tree->add(node));
+  fmt::print(stderr, "dvla: coordinator: node '{}' takes its weights from {} (depth {})\n",
+             own.name, from.text(), s.tree->depth(node));
+  caf::anon_send(s.setup.supervisor, relay_atom::value, node, from.name);
+  return from;
+}
+
+// A lost node's children take the next version from its parent.
+void route_around(self_ptr self, uint32_t lost) {
+  auto& s = self->state;
+  const auto name = s.members.at(lost).assignment.name;
+  for (const auto& [child, parent] : s.tree->remove(lost)) {
+    const auto& from = source_of(s, parent);
+    const auto& m = s.members.at(child);
+    fmt::print(stderr,
+               "dvla: coordinator: node '{}' now takes its weights from {} (its relay '{}' was "
+               "lost)\n",
+               m.assignment.name, from.text(), name);
+    self->send(m.node, relay_atom::value, from);
+    caf::anon_send(s.setup.supervisor, relay_atom::value, child, from.name);
+  }
+  s.relays.erase(lost);
+}
+
 caf::result<uint32_t> ready(self_ptr self, uint32_t node, std::vector<EndpointRef> endpoints) {
   auto& s = self->state;
   auto it = s.members.find(node);
@@ -130,6 +172,7 @@ void on_node_down(self_ptr self, const caf::down_msg& down) {
   for (auto& [id, m] : s.members) {
     if (m.lost || m.released || m.node.address() != down.source) continue;
     m.lost = true;
+    route_around(self, id);
     self->send(s.setup.control, lost_atom::value, m.assignment.name);
     caf::anon_send(s.setup.supervisor, lost_atom::value, id,
                    down.reason ? describe(down.reason) : std::string("it stopped"));
@@ -167,6 +210,7 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
   name_failures(self, "coordinator");
   auto& s = self->state;
   s.setup = std::move(setup);
+  s.tree.emplace(s.setup.config.distribution.fanout);
   s.config_text = dump_config(s.setup.config);
   s.next_sampler = static_cast<uint32_t>(s.setup.config.cluster.local_samplers);
   self->set_down_handler([self](caf::down_msg& down) { on_node_down(self, down); });
@@ -178,6 +222,9 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
   return {
       [self](join_atom, const NodeInfo& info, const node_actor& node) {
         return join(self, info, node);
+      },
+      [self](relay_atom, uint32_t node, WeightsSource& own) {
+        return relay(self, node, std::move(own));
       },
       [self](ready_atom, uint32_t node, std::vector<EndpointRef>& endpoints) {
         return ready(self, node, std::move(endpoints));

@@ -8,6 +8,11 @@
 // restarted — starts at once; the data plane's gate has given it the current weights before.
 // A lost node is reported to the supervisor and its endpoints leave the control plane; the run
 // goes on. With no node and no sampler of its own at the join timeout, it ends the run.
+//
+// It also keeps the relay tree (runtime/distribution/relay_tree): each node, once it published
+// its distributor on the weights plane, is told where its weights come from — the learner for the
+// first distribution.fanout nodes, then the earlier nodes, breadth first; the children of a lost
+// node are told to take the next version from its parent.
 #include <caf/actor_system.hpp>
 
 #include <dvla/actors/interfaces.hpp>
@@ -19,8 +24,9 @@ struct CoordinatorSetup {
   Config config;  // the run's: its text goes to every node
   supervisor_actor supervisor;
   control_plane_actor control;
-  uint16_t data_port = 0;  // the gate's
-  std::string address;     // where it listens, for the log
+  uint16_t data_port = 0;         // the gate's
+  WeightsSource learner_weights;  // the learner's distributor: the root of the relay tree
+  std::string address;            // where it listens, for the log
 };
 
 coordinator_actor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);

@@ -30,13 +30,16 @@ using namespace dvla::actors;
 // How often the node looks at its stop requests while it waits for messages.
 constexpr auto idle_check = std::chrono::milliseconds(200);
 
-// The node's control-plane actor, which the coordinator watches and releases: it passes the
-// release on to the node's main thread (`main`), then acknowledges.
+// The node's control-plane actor, which the coordinator watches, reroutes and releases: it passes
+// a new weights source and the release on to the node's main thread (`main`).
 node_actor::behavior_type node_agent(node_actor::pointer, caf::actor main) {
-  return {[main](shutdown_atom a, const std::string& why) {
-    caf::anon_send(main, a, why);
-    return true;
-  }};
+  return {
+      [main](shutdown_atom a, const std::string& why) {
+        caf::anon_send(main, a, why);
+        return true;
+      },
+      [main](relay_atom a, const WeightsSource& source) { caf::anon_send(main, a, source); },
+  };
 }
 
 // Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
@@ -83,7 +86,11 @@ struct Watched {
 class Node {
  public:
   Node(const NodeSetup& setup, PlaneSystems& planes)
-      : setup_(setup), planes_(planes), self_(planes.control()), data_self_(planes.data()) {}
+      : setup_(setup),
+        planes_(planes),
+        self_(planes.control()),
+        data_self_(planes.data()),
+        weights_self_(planes.weights()) {}
 
   Expected<NodeOutcome> run(const RunRequests* requests) {
     auto joined = join();
@@ -116,6 +123,7 @@ class Node {
     info.gpus = static_cast<uint32_t>(torch::cuda::device_count());
     info.samplers = setup_.samplers;
     name_ = info.name;
+    host_ = info.host;
     auto answer = ask<NodeAssignment, supervisor_actor>(
         self_, coordinator_, setup_.cluster.join_timeout_s,
         "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_);
@@ -144,6 +152,7 @@ class Node {
     context.config = config_;
     context.supervisor = caf::actor_cast<caf::actor>(supervisor_);
     context.control_system = &planes_.control();
+    context.weights_system = &planes_.weights();
     context.placement =
         BuildContext::SamplerPlacement{assignment_.first_sampler, assignment_.samplers};
     context.watch = [this](const std::string& name, const caf::actor& a) {
@@ -159,17 +168,57 @@ class Node {
       const auto graph = setup_.make_graph ? setup_.make_graph(config_)
                                            : graph_of(config_, default_graph_parts(config_));
       graph_ = build_graph(planes_.data(), graph, context);
+      if (graph_.placement)
+        log("placement (graph.placement = auto) on " + graph_.placement->topology() + ": " +
+            graph_.placement->plan());
     } catch (const std::exception& e) {
       return Error(std::string("building the node's part of the graph failed: ") + e.what());
     }
     return Status::ok();
   }
 
+  // Publishes the node's distributor on the weights plane (the nodes it will relay to attach
+  // there) and asks the coordinator where its own weights come from.
+  Expected<WeightsSource> take_relay_place() {
+    const auto host = relay_host();
+    auto port = planes_.publish(graph_.distributor, host, 0);
+    if (!port) return port.error().within("the node's weights plane");
+    auto answer = ask<WeightsSource>(self_, coordinator_, config_.run.message_timeout_s,
+                                     "the coordinator did not place the node in the relay tree",
+                                     relay_atom::value, assignment_.node,
+                                     WeightsSource{assignment_.name, host, *port});
+    if (!answer) return answer.error();
+    return std::get<0>(std::move(*answer));
+  }
+
+  // Where nodes that take their weights from this one reach it: --relay-host, else 127.0.0.1
+  // when the coordinator is on this machine's loopback, else this host's name.
+  std::string relay_host() const {
+    if (!setup_.relay_host.empty()) return setup_.relay_host;
+    const auto& c = setup_.coordinator.host;
+    if (c == "127.0.0.1" || c == "localhost") return "127.0.0.1";
+    return host_;
+  }
+
+  // Attaches the node's distributor under `source`'s; the answer is the version it has once the
+  // current weights crossed (a source with none yet answers with its first).
+  Expected<uint64_t> take_weights_from(const WeightsSource& source) {
+    const auto& host = source.host.empty() ? setup_.coordinator.host : source.host;
+    auto upstream = planes_.connect<distributor_actor>(planes_.weights(), host, source.port);
+    if (!upstream) return upstream.error().within("the weights of " + source.text());
+    auto weights = ask<uint64_t>(weights_self_, *upstream, config_.run.message_timeout_s,
+                                 "getting the current weights from " + source.text(),
+                                 attach_atom::value, assignment_.name,
+                                 caf::actor_cast<caf::actor>(graph_.distributor));
+    if (!weights) return weights.error();
+    return std::get<0>(*weights);
+  }
+
   // The current weights first (through the distributor), then the samplers.
   Status start() {
-    auto weights = ask<uint64_t>(data_self_, gate_, config_.run.message_timeout_s,
-                                 "getting the current weights", attach_atom::value,
-                                 assignment_.name, graph_.distributor);
+    auto source = take_relay_place();
+    if (!source) return source.error();
+    auto weights = take_weights_from(*source);
     if (!weights) return weights.error();
     const double wait_s = setup_.cluster.join_timeout_s + config_.run.message_timeout_s;
     auto ready =
@@ -178,8 +227,9 @@ class Node {
     if (!ready) return ready.error();
     start_samplers(graph_);
     const auto& a = assignment_;
-    log(fmt::format("started with weights version {}: samplers {}..{} x {} envs, {} replica(s)",
-                    std::get<0>(*weights), a.first_sampler, a.first_sampler + a.samplers - 1,
+    log(fmt::format("started with weights version {} from {}: samplers {}..{} x {} envs, {} "
+                    "replica(s)",
+                    *weights, source->text(), a.first_sampler, a.first_sampler + a.samplers - 1,
                     a.envs_per_sampler, a.replicas));
     return Status::ok();
   }
@@ -192,6 +242,19 @@ class Node {
           [&](shutdown_atom, const std::string& why) {
             outcome = NodeOutcome{assignment_.node, why};
             done = true;
+          },
+          [&](relay_atom, const WeightsSource& source) {
+            // The relay it took its weights from was lost: without a new source it would act
+            // with ever older weights, so failing to reach one ends the node.
+            auto weights = take_weights_from(source);
+            if (!weights) {
+              outcome = weights.error().within("its relay was lost, and a new weights source");
+              done = true;
+              return;
+            }
+            log(fmt::format("takes its weights from {} now (its relay was lost); it holds "
+                            "version {}",
+                            source.text(), *weights));
           },
           [&](caf::down_msg& down) {
             done = true;
@@ -220,7 +283,8 @@ class Node {
   PlaneSystems& planes_;
   caf::scoped_actor self_;       // control plane: the coordinator, the agent, watching
   caf::scoped_actor data_self_;  // data plane: the gate (its handles cross on that connection)
-  std::string address_, name_;
+  caf::scoped_actor weights_self_;  // weights plane: the distributor it takes its weights from
+  std::string address_, name_, host_;
   coordinator_actor coordinator_;
   segment_gate_actor gate_;
   node_actor agent_;

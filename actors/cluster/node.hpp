@@ -2,9 +2,10 @@
 // A node of a multi-node run (dvla-node, or a user's program): joins the coordinator at
 // `coordinator`, builds the part of the graph it is assigned (inference replicas, a distributor,
 // samplers with their uplinks, and a control endpoint for each), attaches its distributor under
-// the learner's (it gets the current weights before any sampler steps), and collects until the
-// coordinator releases it. Observations and actions stay on the node; segments go to the learner,
-// weights come from it, control and reports travel on the control plane's connection. No CAF or
+// the one the coordinator names — the learner's or a relay node's (it gets the current weights
+// before any sampler steps) — and collects until the coordinator releases it. Observations and
+// actions stay on the node; segments go to the learner, weights come from the relay tree on the
+// weights plane's connections, control and reports travel on the control plane's. No CAF or
 // LibTorch in this header.
 #include <functional>
 #include <string>
@@ -21,6 +22,9 @@ struct NodeSetup {
   ClusterAddress coordinator;
   std::string name;       // unique in the run; empty: HOST/PID
   uint32_t samplers = 0;  // samplers to ask for; 0: the coordinator's rule (cluster.node_samplers)
+  // Where nodes that take their weights from this one (the relay tree) reach its distributor;
+  // empty: 127.0.0.1 when the coordinator is on loopback, else this host's name.
+  std::string relay_host;
   // This node's own: heartbeats and timeouts (set them as on the coordinator), certificates;
   // join_timeout_s is how long it keeps dialling a coordinator that is not up yet.
   ClusterConfig cluster;

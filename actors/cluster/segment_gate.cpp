@@ -20,16 +20,6 @@ segment_gate_actor::behavior_type segment_gate(self_ptr self, SegmentGateSetup s
         self->link_to(intake);  // it ends with the gate, at the run's end
         return intake;
       },
-      [self](attach_atom a, const std::string& name,
-             const distributor_actor& distributor) -> caf::result<uint64_t> {
-        auto& s = self->state;
-        auto promise = self->make_response_promise<uint64_t>();
-        self->request(s.distributor, timeout_of(s.timeout_s), a, name,
-                      caf::actor_cast<caf::actor>(distributor))
-            .then([promise](uint64_t version) mutable { promise.deliver(version); },
-                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
-        return promise;
-      },
   };
 }
 

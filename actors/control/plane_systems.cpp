@@ -49,10 +49,14 @@ PlaneSystems::PlaneSystems(bool split, size_t scheduler_threads, NetworkOptions 
   if (!split) return;
   configure(control_config_, scheduler_threads, network_);
   control_ = start_system(control_config_);
+  // The distributor runs detached (a thread of its own): the scheduler has little to do here.
+  configure(weights_config_, 1, network_);
+  weights_ = start_system(weights_config_);
 }
 
 PlaneSystems::~PlaneSystems() {
-  control_.reset();  // first: its endpoints refer to actors of the data system
+  control_.reset();  // first: its endpoints refer to actors of the other systems
+  weights_.reset();
   data_.reset();
 }
 

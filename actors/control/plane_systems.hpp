@@ -1,9 +1,14 @@
 #pragma once
-// PlaneSystems: a process's CAF actor systems for the two planes. Split, each plane has an actor
+// PlaneSystems: a process's CAF actor systems for the planes. Split, each plane has an actor
 // system of its own, with its own middleman: its own port, connections and network thread, so
-// between processes control traffic never queues behind data bytes on a connection. Shared, one
-// system serves both (one connection per peer). Both have dvla's message types and the
+// between processes control traffic never queues behind data bytes on a connection. Weight
+// versions, control-plane traffic in the design, get a third system of their own: a transfer of
+// hundreds of MB in chunks neither waits behind segments nor delays a control round trip. Shared,
+// one system serves all (one connection per peer). All have dvla's message types and the
 // middleman loaded. `dvla-bench planes` measures the difference.
+//
+// A handle must cross on the connection of its own system (actor ids are per system): an actor
+// reached over the weights plane is spawned on weights() and asked from there.
 //
 // Across nodes (a multi-node run) both systems send heartbeats and declare a silent peer lost
 // after the connection timeout; with certificates configured every connection is mutual TLS
@@ -41,6 +46,7 @@ class PlaneSystems {
   bool tls() const { return network_.tls(); }
   caf::actor_system& data() { return *data_; }
   caf::actor_system& control() { return control_ ? *control_ : *data_; }
+  caf::actor_system& weights() { return weights_ ? *weights_ : *data_; }
 
   // Publishes `actor` (of the system of its plane) on host:port (port 0: a free one), with its
   // typed interface; the port, or an error naming the address.
@@ -69,8 +75,8 @@ class PlaneSystems {
 
  private:
   NetworkOptions network_;
-  caf::actor_system_config data_config_, control_config_;
-  std::unique_ptr<caf::actor_system> data_, control_;
+  caf::actor_system_config data_config_, control_config_, weights_config_;
+  std::unique_ptr<caf::actor_system> data_, control_, weights_;
 };
 
 }  // namespace dvla::actors

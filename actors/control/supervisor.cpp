@@ -339,7 +339,13 @@ RunStatus current_status(SupervisorState& s) {
   status.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
   status.memory = pool_summaries(s.pools.get());
-  if (s.cluster) status.nodes = s.cluster->status();
+  if (s.graph.placement)
+    status.placement = {s.graph.placement->topology(), s.graph.placement->plan(),
+                        s.graph.placement->threads()};
+  if (s.cluster) {
+    status.nodes = s.cluster->status();
+    status.version_skew = s.cluster->version_skew();
+  }
   status.steps_per_second =
       status.wall_seconds > 0 ? static_cast<double>(s.tally->env_steps_here()) / status.wall_seconds
                               : 0;
@@ -352,8 +358,9 @@ ResumedCounters resumed_counters(const Checkpoint* resume) {
   return {c.version, c.env_steps, c.episodes, c.samples_trained};
 }
 
-// A multi-node run: the gate on the data plane and the coordinator on the control plane, each
-// published on its plane's system (so that every handle crosses on its own plane's connection).
+// A multi-node run: the gate on the data plane, the learner's distributor (the root of the relay
+// tree) on the weights plane and the coordinator on the control plane, each published on its
+// plane's system (so that every handle crosses on its own plane's connection).
 void open_cluster(self_ptr self) {
   auto& s = self->state;
   auto& planes = *s.planes;
@@ -362,15 +369,18 @@ void open_cluster(self_ptr self) {
   s.cluster = std::make_unique<ClusterTally>();
   SegmentGateSetup g;
   g.trainer = s.graph.trainer;
-  g.distributor = s.graph.distributor;
   g.supervisor = caf::actor_cast<caf::actor>(self);
-  g.timeout_s = s.config.run.message_timeout_s;
   s.gate = spawn_segment_gate(planes.data(), g);
   watch(self, "segment gate", caf::actor_cast<caf::actor>(s.gate));
   const uint16_t wanted_data_port = listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 1);
   auto data_port = planes.publish(s.gate, listen->host, wanted_data_port);
   if (!data_port) throw Failure("the data plane " + data_port.error().message());
+  const uint16_t wanted_weights_port =
+      listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 2);
+  auto weights_port = planes.publish(s.graph.distributor, listen->host, wanted_weights_port);
+  if (!weights_port) throw Failure("the weights plane " + weights_port.error().message());
   CoordinatorSetup c;
+  c.learner_weights = WeightsSource{"learner", "", *weights_port};  // the host nodes dial
   c.config = s.config;
   c.supervisor = self;
   c.control = s.control;
@@ -381,8 +391,10 @@ void open_cluster(self_ptr self) {
   auto control_port = planes.publish(s.coordinator, listen->host, listen->port);
   if (!control_port) throw Failure("the control plane " + control_port.error().message());
   const auto address = listen->host + ":" + std::to_string(*control_port);
-  fmt::print(stderr, "dvla: coordinator listening on {} (control plane; data plane: port {}), {}\n",
-             address, *data_port,
+  fmt::print(stderr,
+             "dvla: coordinator listening on {} (control plane; data plane: port {}; weights "
+             "plane: port {}, relay fanout {}), {}\n",
+             address, *data_port, *weights_port, s.config.distribution.fanout,
              planes.tls() ? std::string("mutual TLS")
              : listen->host == "127.0.0.1"
                  ? std::string("plain TCP on 127.0.0.1: only this machine can join (for other "
@@ -407,11 +419,15 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   context.supervisor = caf::actor_cast<caf::actor>(self);
   context.watch = [self](const std::string& name, const caf::actor& a) { watch(self, name, a); };
   context.control_system = &self->system();
+  if (s.planes) context.weights_system = &s.planes->weights();
   if (cluster)
     context.placement =
         BuildContext::SamplerPlacement{0, static_cast<uint32_t>(s.config.cluster.local_samplers)};
   auto& data_system = s.planes ? s.planes->data() : self->system();
   s.graph = build_graph(data_system, graph, context);
+  if (s.graph.placement)
+    fmt::print(stderr, "dvla: placement (graph.placement = auto) on {}: {}\n",
+               s.graph.placement->topology(), s.graph.placement->plan());
   s.tally = std::make_unique<StatusTally>(s.graph.group_names, resumed_counters(resume.get()));
   ControlPlaneSetup control;
   control.endpoints = s.graph.endpoints;
@@ -507,6 +523,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
       },
       [self](delivered_atom, const std::string& name, uint64_t version, uint64_t bytes) {
         if (self->state.cluster) self->state.cluster->weights_delivered(name, version, bytes);
+      },
+      [self](relay_atom, uint32_t node, const std::string& from) {
+        if (self->state.cluster) self->state.cluster->weights_from(node, from);
       },
       [self](ping_atom, const std::string& node, double us) {
         if (self->state.cluster) self->state.cluster->round_trip(node, us);

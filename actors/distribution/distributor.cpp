@@ -13,6 +13,7 @@
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/distribution/chunked_version.hpp>
+#include <dvla/runtime/distribution/uplink_budget.hpp>
 #include <dvla/runtime/distribution/weight_assembly.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
@@ -44,6 +45,9 @@ struct DistributorState {
   // (the learner's distributor), or growing as chunks arrive (a node's); null until needed.
   std::shared_ptr<ChunkedVersion> current;
   WeightAssembly assembly;  // the version arriving in chunks
+  UplinkBudget uplink;      // distribution.uplink_mib_s over every downstream
+  bool pump_due = false;    // a (pump) is on its way: the uplink held chunks back
+  caf::actor_addr served;   // the downstream pumped last: the next pump starts after it
 };
 
 using self_ptr = distributor_actor::stateful_pointer<DistributorState>;
@@ -82,10 +86,11 @@ const std::shared_ptr<ChunkedVersion>& current_chunks(DistributorState& s) {
 
 void pump(self_ptr self, Downstream& d);
 
-// One chunk of `d.sending` acknowledged (or refused, or not answered).
+// One chunk of `d.sending` acknowledged (`whole`: the downstream holds its version whole), or
+// refused, or not answered.
 void on_chunk_answer(self_ptr self, const caf::actor_addr& address,
                      const std::shared_ptr<const ChunkedVersion>& version, uint32_t index,
-                     const caf::error& error) {
+                     bool whole, const caf::error& error) {
   auto& s = self->state;
   auto it = s.downstream.find(address);
   if (it == s.downstream.end()) return;
@@ -99,11 +104,12 @@ void on_chunk_answer(self_ptr self, const caf::actor_addr& address,
       return drop(self, address, error);
     d.refused_version = std::max(d.refused_version.value_or(0), version->version);
     if (d.sending == version) d.sending = nullptr;
-  } else if (index + 1 == version->count) {
+  } else if (whole && !(d.has_version >= version->version)) {
     d.has_version = version->version;
-    if (d.sending == version) d.sending = nullptr;
+    if (d.sending == version) d.sending = nullptr;  // the rest (if any) it has already
     for (auto& a : std::exchange(d.attached, {})) a.deliver(version->version);
-    if (s.setup.supervisor)
+    // Counted when it crossed: not when a downstream that had it already said so.
+    if (s.setup.supervisor && index + 1 == version->count)
       caf::anon_send(s.setup.supervisor, delivered_atom::value, d.name, version->version,
                      version->total_bytes);
   }
@@ -123,25 +129,37 @@ void pump(self_ptr self, Downstream& d) {
   const auto version = d.sending;
   const auto address = d.actor.address();
   while (d.in_flight < s.setup.chunks_in_flight && d.next_chunk < version->chunks.size()) {
+    if (const double wait = s.uplink.take(version->chunks[d.next_chunk].size()); wait > 0) {
+      if (!std::exchange(s.pump_due, true))
+        self->delayed_send(self, std::chrono::duration_cast<caf::timespan>(
+                                     std::chrono::duration<double>(wait)),
+                           pump_atom::value);
+      return;
+    }
+    s.served = address;
     const uint32_t index = d.next_chunk++;
     ++d.in_flight;
     self->request(d.actor, timeout_of(s.setup.timeout_s), version->chunks[index])
         .then(
-            [self, address, version, index](uint64_t) {
-              on_chunk_answer(self, address, version, index, caf::error());
+            [self, address, version, index](uint64_t, bool whole) {
+              on_chunk_answer(self, address, version, index, whole, caf::error());
             },
             [self, address, version, index](caf::error& e) {
-              on_chunk_answer(self, address, version, index, e);
+              on_chunk_answer(self, address, version, index, false, e);
             });
   }
 }
 
+// Every downstream, starting after the one served last: under an uplink cap each gets its turn.
 void pump_all(self_ptr self) {
-  for (auto& [address, d] : self->state.downstream) pump(self, d);
+  auto& all = self->state.downstream;
+  const auto first = all.upper_bound(self->state.served);
+  for (auto it = first; it != all.end(); ++it) pump(self, it->second);
+  for (auto it = all.begin(); it != first; ++it) pump(self, it->second);
 }
 
 // A whole, checked version: staged into the local replicas and kept for the downstream.
-caf::result<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame) {
+caf::expected<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame) {
   auto& s = self->state;
   auto update = msg::read(frame);
   if (!update)
@@ -161,18 +179,22 @@ caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) 
     return make_error(errc::bad_setup, "no inference replica to feed");
   auto taken = take_whole(self, frame);
   pump_all(self);
-  return taken;
+  if (!taken) return std::move(taken.error());
+  return *taken;
 }
 
 // A version arriving in chunks from upstream (this is a node's distributor, or a relay): each
 // chunk is passed on downstream as it comes; once the last one is in and the whole checks out,
-// the local replicas stage it and the answer is its version.
-caf::result<uint64_t> receive_chunk(self_ptr self, const msg::WeightChunkFrame& frame) {
+// the local replicas stage it and the answer says it is whole here. A version held already (a new
+// upstream, after the old one was lost, starts with the newest it has) is answered whole at once.
+caf::result<uint64_t, bool> receive_chunk(self_ptr self, const msg::WeightChunkFrame& frame) {
   auto& s = self->state;
   auto chunk = msg::read(frame);
   if (!chunk)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                   chunk.error().message());
+  if (!s.latest.empty() && chunk->version <= s.latest_version)
+    return {chunk->version, true};
   auto progress = s.assembly.add(*chunk);
   if (!progress)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
@@ -194,8 +216,10 @@ caf::result<uint64_t> receive_chunk(self_ptr self, const msg::WeightChunkFrame& 
   }
   if (s.current && s.current->version == chunk->version) s.current->chunks.push_back(frame);
   pump_all(self);
-  if (!progress->whole) return chunk->version;
-  return take_whole(self, *progress->whole);
+  if (!progress->whole) return {chunk->version, false};
+  auto taken = take_whole(self, *progress->whole);
+  if (!taken) return std::move(taken.error());
+  return {*taken, true};
 }
 
 // Another distributor joins downstream: it gets the newest weights first (the answer is their
@@ -217,6 +241,8 @@ caf::result<uint64_t> attach(self_ptr self, const std::string& name, const caf::
 distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup setup) {
   name_failures(self, setup.name);
   self->state.setup = std::move(setup);
+  self->state.uplink = UplinkBudget(self->state.setup.uplink_bytes_per_s);
+  apply_placement(self->state.setup.placement, self->state.setup.name);
   // A weight copy is bound by memory bandwidth: one thread, whatever the lanes around use.
   use_intra_op_threads(1);
   self->set_down_handler([self](caf::down_msg& down) { drop(self, down.source, down.reason); });
@@ -226,14 +252,18 @@ distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup set
       [self](attach_atom, const std::string& name, const caf::actor& downstream) {
         return attach(self, name, downstream);
       },
+      [self](pump_atom) {
+        self->state.pump_due = false;
+        pump_all(self);
+      },
   };
 }
 
 }  // namespace
 
 distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup) {
-  if (setup.chunk_bytes == 0 || setup.chunks_in_flight < 1)
-    throw Failure("distributor '" + setup.name + "': chunk size and chunks in flight must be positive");
+  if (setup.chunk_bytes == 0 || setup.chunks_in_flight < 1 || !(setup.uplink_bytes_per_s >= 0))
+    throw Failure("distributor '" + setup.name + "': chunk size and chunks in flight must be positive, the uplink cap not negative");
   // Detached: weight transfers run on a thread of their own (lane 4), never on the scheduler.
   return system.spawn<caf::detached>(distributor, std::move(setup));
 }

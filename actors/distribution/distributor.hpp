@@ -14,6 +14,7 @@
 
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla {
 class DoubleBufferedReplica;
@@ -25,9 +26,11 @@ struct DistributorSetup {
   std::string name = "distributor";
   std::vector<std::shared_ptr<DoubleBufferedReplica>> replicas;  // this node's
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
+  ThreadPlacement placement;  // graph.placement = auto: the cores its thread is pinned to
   double timeout_s = 60;             // for a downstream distributor to take a chunk
   size_t chunk_bytes = size_t{4} << 20;  // weights cross to the downstream in chunks of this size
   int chunks_in_flight = 2;              // per downstream: chunks sent and not yet acknowledged
+  double uplink_bytes_per_s = 0;         // all downstreams together; 0: no cap
   caf::actor supervisor;             // receives rejection counts; may be null
 };
 

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <map>
+#include <optional>
 
 #include <dvla/actors/control/control_endpoint.hpp>
 #include <dvla/actors/distribution/distributor.hpp>
@@ -15,6 +16,7 @@
 #include <dvla/gpu/memory_pools.hpp>
 #include <dvla/gpu/pool_lease.hpp>
 #include <dvla/runtime/learners/learner_algorithm.hpp>
+#include <dvla/runtime/platform/machine_topology.hpp>
 #include <dvla/runtime/run/step_budgets.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 
@@ -39,11 +41,16 @@ struct Builder {
   std::vector<std::shared_ptr<DoubleBufferedReplica>> replica_weights;
   distributor_actor distributor;
   std::vector<std::pair<std::string, stage_actor>> stages;
+  std::optional<Placement> plan;  // graph.placement = auto
+  size_t samplers_placed = 0;
 
   const Config& config() const { return context.config; }
   bool node_part() const { return static_cast<bool>(context.node_uplink); }
   caf::actor_system& control_system() const {
     return context.control_system ? *context.control_system : system;
+  }
+  caf::actor_system& weights_system() const {
+    return context.weights_system ? *context.weights_system : system;
   }
   // A resumed run draws fresh episodes and samples: its streams are offset by the version.
   uint64_t resumed_version() const { return context.resume ? context.resume->state.version : 0; }
@@ -56,6 +63,13 @@ struct Builder {
 
   std::shared_ptr<LaneTrack> track(const std::string& actor, Lane home) const {
     return context.tracer ? context.tracer->track(actor, home) : nullptr;
+  }
+
+  // Where a lane thread runs: `cores` of the plan (graph.placement = auto), else where the OS puts
+  // it (nothing recorded).
+  ThreadPlacement placement(const CpuSet& cores) const {
+    if (!plan) return {};
+    return {cores, built.placement};
   }
 
   // A lease on the model pool for `holder` (null without pools: plain heap memory).
@@ -109,6 +123,7 @@ void build_inference(Builder& b) {
       setup.seed = envs::next_seed(c.run.seed + 1000 + index + b.resumed_version());
       setup.torch_threads = inference_torch_threads(c.graph);
       setup.track = b.track(setup.name, Lane::inference);
+      if (b.plan) setup.placement = b.placement(b.plan->replicas.at(index));
       setup.supervisor = b.context.supervisor;
       b.replica_weights.push_back(setup.weights);
       auto replica = b.watch(spawn_inference(b.system, setup), setup.name);
@@ -122,8 +137,10 @@ void build_inference(Builder& b) {
   d.timeout_s = b.config().run.message_timeout_s;
   d.chunk_bytes = static_cast<size_t>(b.config().distribution.chunk_mib * 1048576);
   d.chunks_in_flight = b.config().distribution.chunks_in_flight;
+  d.uplink_bytes_per_s = b.config().distribution.uplink_mib_s * 1048576;
   d.supervisor = b.context.supervisor;
-  b.distributor = b.watch(spawn_distributor(b.system, d), d.name);
+  if (b.plan) d.placement = b.placement(b.plan->distributor);
+  b.distributor = b.watch(spawn_distributor(b.weights_system(), d), d.name);
   b.built.distributor = b.distributor;
   b.add_endpoint(b.distributor, d.name, d.track);
 }
@@ -147,6 +164,7 @@ void build_trainer(Builder& b) {
   t.distributor = b.distributor;
   t.supervisor = b.context.supervisor;
   t.model_lease = b.model_lease(t.name);
+  if (b.plan) t.placement = b.placement(b.plan->trainer);
   b.built.trainer = b.watch(spawn_trainer(b.system, t), t.name);
   b.add_endpoint(b.built.trainer, t.name, t.track);
 }
@@ -230,6 +248,7 @@ void build_samplers(Builder& b) {
       setup.group_size = collection.group_size;
       setup.lock_step = c.run.mode == RunMode::sync;
       setup.track = b.track(setup.name, Lane::sampling);
+      if (b.plan) setup.placement = b.placement(b.plan->samplers.at(b.samplers_placed++));
       if (b.context.pools)
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
       setup.inference = replicas[served[pool_name]++ % replicas.size()];
@@ -248,6 +267,23 @@ void build_samplers(Builder& b) {
   }
 }
 
+// graph.placement = auto: reads this machine's topology and plans the lanes' cores.
+void plan_placement(Builder& b) {
+  if (b.config().graph.placement != PlacementMode::automatic) return;
+  auto machine = MachineTopology::of_this_process();
+  if (!machine) throw Failure(machine.error().within("graph.placement = auto"));
+  PlacementRequest request;
+  uint32_t next_id = 0;
+  for (size_t group = 0; group < b.graph.env_groups.size(); ++group) {
+    request.samplers += static_cast<int>(samplers_here(b, group, next_id).second);
+    next_id += static_cast<uint32_t>(b.graph.env_groups[group].samplers);
+  }
+  for (const auto& pool : b.graph.inference_pools) request.replicas += pool.replicas;
+  request.trainer = !b.node_part();
+  b.plan = dvla::plan_placement(*machine, request);
+  b.built.placement = std::make_shared<PlacementReport>(machine->text(), b.plan->text());
+}
+
 }  // namespace
 
 BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context) {
@@ -258,6 +294,7 @@ BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const Buil
         std::to_string(graph.env_groups.size()) + " env group(s) and " +
         std::to_string(graph.stages.size()) + " stage(s); run it in one process");
   Builder b(system, graph, context);
+  plan_placement(b);
   build_learner(b);
   build_inference(b);
   if (!b.node_part()) {

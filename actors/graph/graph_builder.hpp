@@ -18,6 +18,7 @@
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/lanes/lane_tracer.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla::gpu {
 class MemoryPools;
@@ -34,6 +35,8 @@ struct BuiltGraph {
   std::vector<observer_actor> observers;
   std::vector<EndpointRef> endpoints;
   std::vector<std::string> group_names;  // indexed by a sampler's group
+  // graph.placement = auto: the plan and what each lane thread got; null with none.
+  std::shared_ptr<PlacementReport> placement;
 };
 
 struct BuildContext {
@@ -48,6 +51,8 @@ struct BuildContext {
   std::function<void(const std::string& name, const caf::actor&)> watch;
   // Where the control endpoints live (the control plane's actor system); null: `system`.
   caf::actor_system* control_system = nullptr;
+  // Where the distributor lives (the weights plane's actor system); null: `system`.
+  caf::actor_system* weights_system = nullptr;
 
   // A multi-node run (actors/cluster/) places the first env group's samplers: this process hosts
   // `count` of them, with ids from `first_id`. They have no env-step budget of their own: the

@@ -78,6 +78,7 @@ inference_actor::behavior_type inference(inference_actor::stateful_pointer<Infer
   auto& s = self->state;
   s.setup = std::move(setup);
   if (!s.setup.weights) throw std::invalid_argument(s.setup.name + ": no weight buffers");
+  apply_placement(s.setup.placement, s.setup.name);
   use_intra_op_threads(s.setup.torch_threads);
   s.device = device_of(s.setup.weights->active());
   s.generator = at::make_generator<at::CPUGeneratorImpl>(s.setup.seed);

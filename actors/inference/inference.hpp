@@ -12,6 +12,7 @@
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/envs/env_spec.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla {
 class DoubleBufferedReplica;
@@ -22,6 +23,7 @@ namespace dvla::actors {
 struct InferenceSetup {
   std::string name = "inference/0";
   envs::EnvSpec spec;
+  ThreadPlacement placement;  // graph.placement = auto: the cores its thread is pinned to
   // The replica's active and staging weights, shared with the node's distributor.
   std::shared_ptr<DoubleBufferedReplica> weights;
   uint64_t seed = 1;                 // action sampling

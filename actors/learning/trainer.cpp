@@ -283,6 +283,7 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   name_failures(self, setup.name);
   auto& s = self->state;
   s.setup = std::move(setup);
+  apply_placement(s.setup.placement, s.setup.name);
   use_intra_op_threads(training_torch_threads(s.setup.config.graph));
   s.policy = s.setup.make_policy();
   if (!s.policy)

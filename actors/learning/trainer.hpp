@@ -13,6 +13,7 @@
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla {
 class Policy;
@@ -27,6 +28,7 @@ namespace dvla::actors {
 struct TrainerSetup {
   std::string name = "trainer";
   envs::EnvSpec spec;
+  ThreadPlacement placement;  // graph.placement = auto: the cores its thread is pinned to
   std::function<std::shared_ptr<Policy>()> make_policy;
   // Turns admitted segments into each update's batch (runtime/learners/learner_algorithm.hpp).
   std::shared_ptr<LearnerAlgorithm> algorithm;

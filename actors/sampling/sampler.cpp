@@ -280,6 +280,7 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
   name_failures(self, setup.name);
   auto& s = self->state;
   s.setup = std::move(setup);
+  apply_placement(s.setup.placement, s.setup.name);  // first: its envs' threads inherit it
   s.collection = make_collection(s.setup.group_size, s.setup.lock_step);
   build_buffers(s);
   return {

@@ -24,6 +24,7 @@
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/envs/batched_env.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla::gpu {
 class PoolLease;
@@ -35,6 +36,7 @@ struct SamplerSetup {
   std::string name = "sampler/0";
   uint32_t id = 0;     // unique in the run: segments carry it
   uint32_t group = 0;  // its env group's index, in its reports
+  ThreadPlacement placement;  // graph.placement = auto: the cores its thread is pinned to
   // Builds an env batch of the given size on the sampler's own thread (renderers need their
   // context there); called once per env buffer.
   std::function<std::unique_ptr<envs::BatchedEnv>(size_t envs)> make_env;

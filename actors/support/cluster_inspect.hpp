@@ -5,6 +5,7 @@
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/cluster/weights_source.hpp>
 
 namespace dvla {
 
@@ -18,6 +19,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, NodeAssignment& x) {
   return f(caf::meta::type_name("dvla::NodeAssignment"), x.node, x.name, x.config_text,
            x.first_sampler, x.samplers, x.envs_per_sampler, x.replicas, x.data_port);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WeightsSource& x) {
+  return f(caf::meta::type_name("dvla::WeightsSource"), x.name, x.host, x.port);
 }
 
 }  // namespace dvla

@@ -44,8 +44,19 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, NodeStatus& x) {
   return f(caf::meta::type_name("dvla::NodeStatus"), x.id, x.name, x.host, x.state, x.cores, x.gpus,
            x.samplers, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
-           x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weight_updates, x.weight_bytes,
-           x.control_rtt_us, x.start_version, x.first_segment_version, x.lost_reason);
+           x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weights_from, x.weight_updates,
+           x.weight_bytes, x.control_rtt_us, x.start_version, x.first_segment_version, x.lost_reason);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ThreadPlacementRecord& x) {
+  return f(caf::meta::type_name("dvla::ThreadPlacementRecord"), x.actor, x.planned, x.applied,
+           x.error);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PlacementStatus& x) {
+  return f(caf::meta::type_name("dvla::PlacementStatus"), x.topology, x.plan, x.threads);
 }
 
 template <class Inspector>
@@ -54,7 +65,7 @@ typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
            x.evaluations, x.last_evaluation, x.control, x.memory, x.groups, x.segments_dropped,
-           x.nodes, x.last_checkpoint, x.finished, x.failure);
+           x.nodes, x.version_skew, x.placement, x.last_checkpoint, x.finished, x.failure);
 }
 
 }  // namespace dvla

@@ -37,6 +37,7 @@ void register_types(caf::actor_system_config& config) {
   // A multi-node run's join (actors/cluster/).
   config.add_message_type<NodeInfo>("dvla::NodeInfo");
   config.add_message_type<NodeAssignment>("dvla::NodeAssignment");
+  config.add_message_type<WeightsSource>("dvla::WeightsSource");
   config.add_message_type<EndpointRef>("dvla::EndpointRef");
   config.add_message_type<segment_sink_actor>("dvla::segment_sink_actor");
   config.add_message_type<node_actor>("dvla::node_actor");

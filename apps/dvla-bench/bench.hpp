@@ -45,6 +45,13 @@ Expected<nlohmann::json> bench_planes(const BenchOptions& options);
 // (sleep-bound synthetic env) and the ratio to one node; control round trips under a segment flood
 // across processes, planes split and shared.
 Expected<nlohmann::json> bench_cluster(const BenchOptions& options);
+// Weight versions to node processes on this machine: the learner's bytes per version and the time
+// to the last replica, one copy per replica vs once per node vs a relay tree; local fan-out against
+// one memcpy.
+Expected<nlohmann::json> bench_replication(const BenchOptions& options);
+namespace replication {
+int run_worker(int argc, char** argv);  // a node process of the replication suite
+}
 // One allocation pattern (simulator churn, model weight updates) against a single shared pool and
 // against the dual pools at the same budget: the model's large allocations that fail in each.
 Expected<nlohmann::json> bench_memory(const BenchOptions& options);

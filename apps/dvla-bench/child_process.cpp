@@ -6,10 +6,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
 namespace dvla::apps {
+
+std::string sibling(const std::string& program) {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (ec ? std::filesystem::path(program) : self.parent_path() / program).string();
+}
 
 ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args,
                            Stderr stderr_to) {

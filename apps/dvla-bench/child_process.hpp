@@ -33,4 +33,8 @@ class ChildProcess {
   FILE* stdout_ = nullptr;
 };
 
+// `program` in the directory of this one: dvla-ppo and dvla-node sit beside dvla-bench (build
+// tree and install).
+std::string sibling(const std::string& program);
+
 }  // namespace dvla::apps

@@ -7,7 +7,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -23,13 +22,6 @@ struct ClusterSetup {
   uint64_t steps_per_node = 40'000;
   int64_t latency_us = 250;  // per env step: 8 envs x 250 us = 2 ms a batch, ~4000 steps/s a node
 };
-
-// The directory of this program: dvla-ppo and dvla-node sit beside it (build tree and install).
-std::string sibling(const std::string& program) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return (ec ? std::filesystem::path(program) : self.parent_path() / program).string();
-}
 
 struct ClusterFigures {
   double steps_per_second = 0;  // the nodes' rates summed (each since its samplers started)

@@ -49,6 +49,11 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
        {dvla::apps::bench_planes,
         "control round trips idle and under a data-plane flood from another process: "
         "planes split (own systems and connections), sharing a connection, sharing a mailbox"}},
+      {"replication",
+       {dvla::apps::bench_replication,
+        "weight versions of a 25M/100M-parameter policy to 1-8 node processes on 127.0.0.1 "
+        "(1 and 4 replicas each): learner bytes per version and time to the last replica, one "
+        "copy per replica vs once per node vs a relay tree; local fan-out vs one memcpy"}},
       {"runtime",
        {dvla::apps::bench_runtime,
         "the runtime's ceiling: zero-latency synthetic env, null policy, "
@@ -94,7 +99,9 @@ std::string help() {
       "                  dvla-ppo; efficiency: stop.eval_return or stop.eval_success sets the\n"
       "                  target);\n"
       "                  planes: sources, credits, segment_kib, work_us, rounds;\n"
-      "                  memory: kind (host|cuda), total_mib, weights_mib, sim_live_mib, cycles\n";
+      "                  memory: kind (host|cuda), total_mib, weights_mib, sim_live_mib, cycles;\n"
+      "                  replication: params_m, replicas (one size only), nodes (the most),\n"
+      "                  versions, fanout, chunk_kib\n";
   return text;
 }
 
@@ -104,6 +111,8 @@ int main(int argc, char** argv) {
   // The far side of the planes suite, started by it.
   if (argc > 1 && std::string(argv[1]) == "planes-worker")
     return dvla::apps::planes::run_worker(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "replication-worker")
+    return dvla::apps::replication::run_worker(argc, argv);
   dvla::apps::CommandLine line(argc, argv);
   BenchOptions options;
   bool json = false;

@@ -18,13 +18,16 @@ std::string help() {
   std::string text =
       "dvla-node: join a multi-node dvla run as a node: host samplers, inference replicas and a\n"
       "distributor; observations and actions stay here, segments go to the coordinator's\n"
-      "learner, weights come from it.\n\n"
+      "learner, weights come from it (directly, or through another node: a relay tree).\n\n"
       "Usage: dvla-node --coordinator HOST:PORT [flags]\n\n"
       "Flags:\n"
       "  --coordinator HOST:PORT the coordinator (dvla-ppo --listen HOST:PORT)\n"
       "  --name NAME             this node's name in the run (default HOST/PID); unique\n"
       "  --samplers N            samplers to host (default: the coordinator's\n"
       "                          cluster.node_samplers, or half this machine's cores)\n"
+      "  --relay-host HOST       where nodes that take their weights from this one reach it\n"
+      "                          (default 127.0.0.1 with a coordinator on loopback, else\n"
+      "                          this host's name)\n"
       "  --config FILE           cluster.* settings from FILE (key = value lines)\n"
       "  --set KEY=VALUE         a cluster.* setting of this node: cluster.heartbeat_interval_s,\n"
       "                          cluster.connection_timeout_s (as on the coordinator),\n"
@@ -62,6 +65,8 @@ dvla::Expected<NodeOptions> parse(int argc, char** argv) {
       coordinator = *v;
     } else if (flag == "--name") {
       o.setup.name = *v;
+    } else if (flag == "--relay-host") {
+      o.setup.relay_host = *v;
     } else if (flag == "--samplers") {
       try {
         const int n = std::stoi(*v);

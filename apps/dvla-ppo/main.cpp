@@ -57,6 +57,7 @@ json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
                  {"segment_bytes", n.segment_bytes},
                  {"policy_lag_mean", n.policy_lag_mean},
                  {"weights_version", n.weights_version},
+                 {"weights_from", n.weights_from},
                  {"weight_updates", n.weight_updates},
                  {"weight_bytes", n.weight_bytes},
                  {"control_rtt_us", n.control_rtt_us},
@@ -64,6 +65,14 @@ json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
                  {"first_segment_version", n.first_segment_version},
                  {"lost_reason", n.lost_reason}});
   return j;
+}
+
+json placement_json(const dvla::PlacementStatus& p) {
+  json threads = json::array();
+  for (const auto& t : p.threads)
+    threads.push_back(
+        {{"actor", t.actor}, {"planned", t.planned}, {"applied", t.applied}, {"error", t.error}});
+  return {{"topology", p.topology}, {"plan", p.plan}, {"threads", threads}};
 }
 
 json status_json(const RunStatus& s) {
@@ -87,6 +96,8 @@ json status_json(const RunStatus& s) {
               {"max", s.control.max_us}}},
             {"memory_pools", memory_json(s.memory)},
             {"nodes", nodes_json(s.nodes)},
+            {"version_skew", s.version_skew},
+            {"placement", placement_json(s.placement)},
             {"learner",
              {{"policy_loss", s.learner.policy_loss},
               {"value_loss", s.learner.value_loss},
@@ -127,9 +138,11 @@ void print_progress(const RunStatus& s) {
   for (const auto& n : s.nodes)
     fmt::print(
         "  node {:<16} {:<7} env steps {:>9} ({:>7.0f}/s) | lag {:4.2f} | segments {:.1f} MB "
-        "in | weights v{} ({:.1f} MB out) | control rtt {:.0f} us\n",
+        "in | weights v{} from {} ({:.1f} MB) | control rtt {:.0f} us\n",
         n.name, n.state, n.env_steps, n.steps_per_second, n.policy_lag_mean, n.segment_bytes / 1e6,
-        n.weights_version, n.weight_bytes / 1e6, n.control_rtt_us);
+        n.weights_version, n.weights_from.empty() ? "-" : n.weights_from, n.weight_bytes / 1e6,
+        n.control_rtt_us);
+  if (s.nodes.size() > 1) fmt::print("  version skew across nodes: {}\n", s.version_skew);
   std::fflush(stdout);
 }
 
@@ -330,11 +343,12 @@ int train(const dvla::apps::PpoOptions& options) {
   for (const auto& n : s.nodes)
     fmt::print(
         "node {} ({}, {}): {} env steps ({:.0f}/s), {} segments ({:.1f} MB), lag {:.2f}, weights "
-        "v{} ({} updates, {:.1f} MB), control rtt {:.0f} us{}\n",
+        "v{} from {} ({} updates, {:.1f} MB), control rtt {:.0f} us{}\n",
         n.name, n.host.empty() ? "this process" : n.host, n.state, n.env_steps, n.steps_per_second,
-        n.segments, n.segment_bytes / 1e6, n.policy_lag_mean, n.weights_version, n.weight_updates,
-        n.weight_bytes / 1e6, n.control_rtt_us,
-        n.lost_reason.empty() ? "" : "; lost: " + n.lost_reason);
+        n.segments, n.segment_bytes / 1e6, n.policy_lag_mean, n.weights_version,
+        n.weights_from.empty() ? "-" : n.weights_from, n.weight_updates, n.weight_bytes / 1e6,
+        n.control_rtt_us, n.lost_reason.empty() ? "" : "; lost: " + n.lost_reason);
+  if (s.nodes.size() > 1) fmt::print("version skew across nodes at the end: {}\n", s.version_skew);
   if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);

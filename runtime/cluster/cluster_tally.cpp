@@ -1,5 +1,8 @@
 #include <dvla/runtime/cluster/cluster_tally.hpp>
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/core.h>
 
 namespace dvla {
@@ -76,6 +79,21 @@ void ClusterTally::weights_delivered(const std::string& name, uint64_t version, 
     ++n.status.weight_updates;
     n.status.weight_bytes += bytes;
   }
+}
+
+void ClusterTally::weights_from(uint32_t node, const std::string& from) {
+  if (auto it = nodes_.find(node); it != nodes_.end()) it->second.status.weights_from = from;
+}
+
+uint64_t ClusterTally::version_skew() const {
+  std::optional<uint64_t> newest, oldest;
+  for (const auto& [id, n] : nodes_) {
+    const auto& s = n.status;
+    if (id == 0 || s.state == "lost" || s.weight_updates == 0) continue;
+    newest = std::max(newest.value_or(s.weights_version), s.weights_version);
+    oldest = std::min(oldest.value_or(s.weights_version), s.weights_version);
+  }
+  return newest ? *newest - *oldest : 0;
 }
 
 void ClusterTally::round_trip(const std::string& name, double us) {

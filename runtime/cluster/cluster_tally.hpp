@@ -33,12 +33,17 @@ class ClusterTally {
                     uint64_t oldest_version);
   // Its distributor acknowledged `version` (an update of `bytes`); by the name it attached with.
   void weights_delivered(const std::string& name, uint64_t version, uint64_t bytes);
+  // `node` takes its weights from `from` (the learner, or a relay node's name).
+  void weights_from(uint32_t node, const std::string& from);
   // A control round to its endpoints and back took `us`; by name, like weights_delivered.
   void round_trip(const std::string& name, double us);
 
   size_t running_nodes() const;  // joined or running, not lost
   uint64_t env_steps() const;    // over every node, lost ones included
   std::vector<NodeStatus> status(Clock::time_point now = Clock::now()) const;
+  // Newest minus oldest weights version among the running nodes that have weights (0 with
+  // fewer than two): how far apart the replicas of the cluster act.
+  uint64_t version_skew() const;
 
  private:
   struct Node {

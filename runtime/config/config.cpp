@@ -84,9 +84,13 @@ std::vector<Setting> fields(Config& c) {
        &c.graph.training_torch_threads},
       {"graph.scheduler_threads", "CAF scheduler threads for the light actors",
        &c.graph.scheduler_threads},
+      {"graph.placement",
+       "auto: pin samplers, inference replicas and the trainer to cores of their own (hwloc; "
+       "fewer cores: shared by lane, said in the log); none: the OS places the threads",
+       enum_field(&c.graph.placement)},
       {"cluster.listen",
        "HOST:PORT the coordinator of a multi-node run listens on (control plane; the data plane "
-       "takes PORT+1; PORT 0: free ports, logged); empty: one process",
+       "takes PORT+1, the weights plane PORT+2; PORT 0: free ports, logged); empty: one process",
        &c.cluster.listen},
       {"cluster.nodes", "nodes the coordinator waits for before the samplers start",
        &c.cluster.nodes},
@@ -115,6 +119,14 @@ std::vector<Setting> fields(Config& c) {
        &c.distribution.chunk_mib},
       {"distribution.chunks_in_flight", "per node: weight chunks sent and not yet acknowledged",
        &c.distribution.chunks_in_flight},
+      {"distribution.fanout",
+       "the learner sends each version to at most this many nodes; each of them relays it to as "
+       "many more (a tree), so the learner's bytes per version do not grow with the nodes",
+       &c.distribution.fanout},
+      {"distribution.uplink_mib_s",
+       "per process: the most MiB per second of weight chunks it sends to the nodes below it "
+       "(room for segments on a shared link); 0: no cap",
+       &c.distribution.uplink_mib_s},
       {"memory.sim_mib",
        "budget of the sim pool (samplers' segment buffers), MiB; beyond it an allocation fails "
        "naming the pool",
@@ -295,6 +307,9 @@ Status validate(const Config& c) {
     return fail("distribution.chunk_mib must be between 1/1024 (1 KiB) and 256");
   if (c.distribution.chunks_in_flight < 1)
     return fail("distribution.chunks_in_flight must be at least 1");
+  if (c.distribution.fanout < 1) return fail("distribution.fanout must be at least 1");
+  if (!(c.distribution.uplink_mib_s >= 0))
+    return fail("distribution.uplink_mib_s must be 0 (no cap) or more");
   if (c.memory.sim_mib < 1) return fail("memory.sim_mib must be at least 1");
   if (c.memory.model_mib < 1) return fail("memory.model_mib must be at least 1");
   if (c.model.policy == PolicyKind::torchscript && c.model.torchscript.empty())

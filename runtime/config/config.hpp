@@ -24,6 +24,9 @@ enum class RunMode { async, sync };
 enum class PolicyKind { automatic, mlp, vla, torchscript, null };
 enum class VlaPreset { tiny, small, base, large };
 enum class Device { cpu, cuda };  // where policies compute
+// automatic: lane threads pinned to cores of their own (runtime/platform/placement.hpp); none: the
+// OS places them.
+enum class PlacementMode { none, automatic };
 
 template <>
 struct EnumNames<RunMode> {
@@ -38,6 +41,11 @@ struct EnumNames<PolicyKind> {
        {PolicyKind::vla, "vla"},
        {PolicyKind::torchscript, "torchscript"},
        {PolicyKind::null, "null"}}};
+};
+template <>
+struct EnumNames<PlacementMode> {
+  static constexpr std::array<std::pair<PlacementMode, std::string_view>, 2> names{
+      {{PlacementMode::none, "none"}, {PlacementMode::automatic, "auto"}}};
 };
 template <>
 struct EnumNames<VlaPreset> {
@@ -83,6 +91,7 @@ struct GraphConfig {
   int inference_torch_threads = 0;  // per inference replica; 0: torch_threads
   int training_torch_threads = 0;   // of the trainer; 0: torch_threads
   int scheduler_threads = 2;        // CAF scheduler threads for the light actors
+  PlacementMode placement = PlacementMode::none;
 };
 
 struct ModelConfig {
@@ -124,6 +133,8 @@ struct ClusterConfig {
 struct DistributionConfig {
   double chunk_mib = 4;      // a version crosses to a node in chunks of this size
   int chunks_in_flight = 2;  // per node: chunks sent and not yet acknowledged
+  int fanout = 4;            // the learner, and each relay node, send to at most this many nodes
+  double uplink_mib_s = 0;   // per distributor: the most MiB/s it sends to the nodes below; 0: any
 };
 
 struct Config {

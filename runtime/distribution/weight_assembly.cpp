@@ -32,8 +32,10 @@ Error WeightAssembly::discard(const std::string& what) {
 
 Expected<WeightAssembly::Progress> WeightAssembly::add(const msg::WeightChunk& chunk) {
   Progress progress;
-  if (chunk.index == 0 && version_ && chunk.version != *version_) {
-    progress.superseded = version_;  // the rest of it will not come
+  // A first chunk starts afresh: the upstream moved on to a newer version (the rest of this one
+  // will not come), or a new upstream (the old one was lost) sends a version from its start.
+  if (chunk.index == 0 && version_) {
+    if (chunk.version != *version_) progress.superseded = version_;
     *this = WeightAssembly();
   }
   if (!version_) {

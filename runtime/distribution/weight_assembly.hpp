@@ -1,8 +1,9 @@
 #pragma once
 // WeightAssembly: a node's distributor puts a version's chunks back together and checks the whole
 // frame (its size and checksum) before anything may stage it, so a replica never swaps in a
-// partial or damaged version. Chunks come in order from one upstream; the first chunk of a newer
-// version supersedes an unfinished older one (the upstream moved on, or lost the rest).
+// partial or damaged version. Chunks come in order from one upstream; a first chunk starts afresh:
+// of a newer version it supersedes an unfinished older one (the upstream moved on, or lost the
+// rest); of the same version it restarts it (a new upstream, after the old one was lost).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <dvla/messages/metrics.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla {
 
@@ -53,12 +54,20 @@ struct NodeStatus {
   uint64_t segments = 0, segment_bytes = 0;
   double policy_lag_mean = 0;  // versions its segments' oldest steps were behind at acknowledgement
   uint64_t weights_version = 0;  // the latest its distributor acknowledged
+  std::string weights_from;      // where its weights come from: "learner" or a relay node
   uint64_t weight_updates = 0, weight_bytes = 0;
   double control_rtt_us = 0;  // the last control round to its endpoints and back
   // The weights it started with (the first its distributor acknowledged; its samplers start
   // after), and the oldest version that acted in its first acknowledged segment.
   uint64_t start_version = 0, first_segment_version = 0;
   std::string lost_reason;  // why it was lost; empty while it is not
+};
+
+// graph.placement = auto: this process's topology, the plan, and each lane thread's cores as
+// planned and as the OS applied them (empty with placement none).
+struct PlacementStatus {
+  std::string topology, plan;
+  std::vector<ThreadPlacementRecord> threads;
 };
 
 struct RunStatus {
@@ -82,6 +91,8 @@ struct RunStatus {
   std::vector<GroupStatus> groups;  // one per env group, in the graph's order
   uint64_t segments_dropped = 0;    // by the graph's stages (their env steps count)
   std::vector<NodeStatus> nodes;    // a multi-node run's nodes, lost ones included
+  uint64_t version_skew = 0;  // newest minus oldest weights version among its running nodes
+  PlacementStatus placement;
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not

@@ -12,6 +12,7 @@ struct DoubleBufferedReplica::Buffer {
   std::shared_ptr<Policy> policy;
   std::unique_ptr<FlatParameters> parameters;
   uint64_t version = 0;
+  bool holds_weights = false;  // loaded from a frame (else: the factory's own initialisation)
 };
 
 std::unique_ptr<DoubleBufferedReplica::Buffer> DoubleBufferedReplica::make_buffer(
@@ -31,6 +32,7 @@ std::unique_ptr<DoubleBufferedReplica::Buffer> DoubleBufferedReplica::make_buffe
   if (auto loaded = b->parameters->load(*update); !loaded)
     throw std::invalid_argument(name + ": initial weights: " + loaded.error().message());
   b->version = update->version;
+  b->holds_weights = true;
   return b;
 }
 
@@ -49,6 +51,7 @@ Expected<uint64_t> DoubleBufferedReplica::stage(const msg::WeightUpdate& update)
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto loaded = staging_->parameters->load(update); !loaded) return loaded.error();
   staging_->version = update.version;
+  staging_->holds_weights = true;
   staged_ = true;
   return update.version;
 }
@@ -58,7 +61,13 @@ Policy& DoubleBufferedReplica::active() { return *active_->policy; }
 uint64_t DoubleBufferedReplica::active_version() const { return active_->version; }
 
 bool DoubleBufferedReplica::swap_in_staged() {
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  // Until the active buffer holds weights it was given, inference waits for a copy in progress:
+  // a newer update being staged over the first one must not leave it acting with none.
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+  if (active_->holds_weights)
+    lock.try_lock();
+  else
+    lock.lock();
   if (!lock.owns_lock() || !staged_) return false;
   std::swap(active_, staging_);
   staged_ = false;

@@ -41,7 +41,8 @@ class DoubleBufferedReplica {
   Expected<uint64_t> stage(const msg::WeightUpdate& update);
 
   // Inference thread, at a batch boundary: makes the staged version active, unless a transfer is
-  // being copied right now (then the next boundary does). True when it swapped.
+  // being copied right now (then the next boundary does; before the active buffer has ever been
+  // given weights, it waits for that copy instead). True when it swapped.
   bool swap_in_staged();
 
   // Inference thread: the policy to act with, and its version.

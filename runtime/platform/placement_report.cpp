@@ -1,0 +1,24 @@
+#include <dvla/runtime/platform/placement_report.hpp>
+
+#include <dvla/runtime/platform/thread_pinning.hpp>
+
+namespace dvla {
+
+void PlacementReport::record(ThreadPlacementRecord r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_.push_back(std::move(r));
+}
+
+std::vector<ThreadPlacementRecord> PlacementReport::threads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return threads_;
+}
+
+void apply_placement(const ThreadPlacement& placement, const std::string& actor) {
+  if (!placement.report) return;
+  auto pinned = pin_this_thread(placement.cores, actor);
+  placement.report->record(
+      {actor, placement.cores, affinity_of_this_thread(), pinned ? "" : pinned.error().message()});
+}
+
+}  // namespace dvla

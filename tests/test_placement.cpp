@@ -1,0 +1,176 @@
+// graph.placement = auto: hwloc's view of a machine, the plan of which cores each lane's threads
+// take (on synthetic machines of many sizes, and what it does with too few cores), pinning a
+// thread as planned (read back from the OS), and a run whose lane threads are pinned so.
+#include "doctest_with_torch.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <dvla/actors/graph/training.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/platform/machine_topology.hpp>
+#include <dvla/runtime/platform/placement.hpp>
+#include <dvla/runtime/platform/placement_report.hpp>
+#include <dvla/runtime/platform/thread_pinning.hpp>
+
+using namespace dvla;
+
+namespace {
+
+MachineTopology machine(const std::string& description) {
+  auto m = MachineTopology::synthetic(description);
+  REQUIRE_MESSAGE(m, m.error().message());
+  return *m;
+}
+
+bool disjoint(const CpuSet& a, const CpuSet& b) {
+  return std::none_of(a.begin(), a.end(),
+                      [&](int pu) { return std::find(b.begin(), b.end(), pu) != b.end(); });
+}
+
+// Every set the plan gives a thread of its own, pairwise.
+std::vector<CpuSet> own_sets(const Placement& p) {
+  std::vector<CpuSet> sets = p.samplers;
+  sets.insert(sets.end(), p.replicas.begin(), p.replicas.end());
+  if (!p.trainer.empty()) sets.push_back(p.trainer);
+  return sets;
+}
+
+}  // namespace
+
+TEST_CASE("hwloc reads this machine and synthetic ones: cores, their threads and NUMA nodes") {
+  auto here = MachineTopology::of_this_process();
+  REQUIRE_MESSAGE(here, here.error().message());
+  CHECK(!here->cores().empty());
+  MESSAGE("this machine: ", here->text());
+  const auto big = machine("package:2 numa:1 core:4 pu:2");
+  CHECK(big.packages() == 2);
+  CHECK(big.numa_nodes() == 2);
+  REQUIRE(big.cores().size() == 8);
+  CHECK(big.cores()[0].pus.size() == 2);
+  CHECK(big.cores()[0].numa == 0);
+  CHECK(big.cores()[7].numa == 1);
+  CHECK(big.text() == "2 packages, 2 NUMA nodes, 8 cores (16 threads) usable");
+  auto bad = MachineTopology::synthetic("cores galore");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().find("synthetic topology 'cores galore'") != std::string::npos);
+}
+
+TEST_CASE("enough cores: one per sampler and replica, replicas one per NUMA node, trainer the rest") {
+  const auto m = machine("numa:2 core:8 pu:2");  // 16 cores, 32 threads
+  const auto p = plan_placement(m, {6, 2, true});
+  CHECK(p.notes.empty());
+  REQUIRE(p.samplers.size() == 6);
+  REQUIRE(p.replicas.size() == 2);
+  CHECK(p.replica_numa == std::vector<int>{0, 1});
+  const auto sets = own_sets(p);
+  for (size_t i = 0; i < sets.size(); ++i)
+    for (size_t j = i + 1; j < sets.size(); ++j) CHECK(disjoint(sets[i], sets[j]));
+  for (const auto& s : p.samplers) CHECK(s.size() == 2);  // a core: both its hardware threads
+  CHECK(p.trainer.size() == 2 * (16 - 8));                  // the cores left
+  CHECK(p.distributor == p.trainer);
+  CHECK(p.text().find("inference 1: ") != std::string::npos);
+  // A node (no trainer): the distributor works beside the replicas it fills.
+  const auto node = plan_placement(m, {4, 2, false});
+  CHECK(node.trainer.empty());
+  CHECK(node.distributor.size() == 4);
+}
+
+TEST_CASE("too few cores: lanes get groups of cores, and the plan says so") {
+  SUBCASE("8 cores for 8 samplers, 2 replicas and a trainer") {
+    const auto p = plan_placement(machine("core:8 pu:1"), {8, 2, true});
+    REQUIRE(p.notes.size() == 1);
+    CHECK(p.notes[0].find("each lane's threads share a group of cores") != std::string::npos);
+    CHECK(disjoint(p.samplers[0], p.replicas[0]));
+    CHECK(disjoint(p.samplers[0], p.trainer));
+    CHECK(disjoint(p.replicas[0], p.trainer));
+    CHECK(p.samplers[0] == p.samplers[7]);  // the samplers share theirs
+    CHECK(p.samplers[0].size() + p.replicas[0].size() + p.trainer.size() == 8);
+  }
+  SUBCASE("2 cores (this VM, CI): samplers and inference share one, training has the other") {
+    const auto p = plan_placement(machine("core:2 pu:1"), {2, 1, true});
+    REQUIRE(p.notes.size() == 1);
+    CHECK(p.notes[0] == "2 cores for 3 lanes: samplers and inference share one core, training "
+                        "has its own");
+    CHECK(p.samplers[0] == CpuSet{0});
+    CHECK(p.replicas[0] == CpuSet{0});
+    CHECK(p.trainer == CpuSet{1});
+  }
+  SUBCASE("one core: nothing pinned") {
+    const auto p = plan_placement(machine("core:1 pu:2"), {2, 1, true});
+    CHECK_FALSE(p.pinned());
+    CHECK(p.notes[0] == "one core: nothing to separate, placement left to the OS");
+  }
+}
+
+TEST_CASE("a pinned thread runs where it was pinned, as the OS reports it") {
+  cpu_set_t process;
+  REQUIRE(sched_getaffinity(0, sizeof process, &process) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &process)) ++first;
+  auto report = std::make_shared<PlacementReport>("test", "test plan");
+  std::string status;
+  std::thread worker([&] {
+    apply_placement({{first}, report}, "pinned/thread");
+    // What the kernel says about this thread (not what the call returned).
+    std::ifstream in("/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/status");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) status = line;
+  });
+  worker.join();
+  CHECK(status == "Cpus_allowed_list:\t" + std::to_string(first));
+  const auto threads = report->threads();
+  REQUIRE(threads.size() == 1);
+  CHECK(threads[0].actor == "pinned/thread");
+  CHECK(threads[0].planned == CpuSet{first});
+  CHECK(threads[0].applied == CpuSet{first});
+  CHECK(threads[0].error.empty());
+  // A hardware thread that does not exist is refused with the reason; the thread runs on.
+  std::string error;
+  std::thread refused([&] { error = pin_this_thread({CPU_SETSIZE + 1}, "nowhere").error().message(); });
+  refused.join();
+  CHECK(error == "cannot pin 'nowhere' to hardware thread " + std::to_string(CPU_SETSIZE + 1));
+  CHECK(cpu_list({0, 1, 2, 5, 7, 8}) == "0-2,5,7-8");
+}
+
+TEST_CASE("graph.placement=auto pins each lane thread as the plan says, and the status shows it") {
+  Config config;
+  config.run.max_env_steps = 20'000;
+  config.graph.placement = PlacementMode::automatic;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& p = result->status.placement;
+  MESSAGE(p.topology, ": ", p.plan);
+  CHECK(p.topology.find("usable") != std::string::npos);
+  std::map<std::string, ThreadPlacementRecord> threads;
+  for (const auto& t : p.threads) threads[t.actor] = t;
+  for (const char* actor : {"sampler/0", "sampler/1", "inference/0", "trainer", "distributor"}) {
+    INFO(actor);
+    REQUIRE(threads.count(actor) == 1);
+    const auto& t = threads[actor];
+    CHECK(t.error.empty());
+    // The mask each thread read back from the OS after pinning is the plan's.
+    CHECK(t.applied == t.planned);
+  }
+  if (std::thread::hardware_concurrency() > 1) {
+    // Training never shares a core with sampling or inference (on 2 cores those two share one).
+    for (int pu : threads["trainer"].planned) {
+      for (const char* other : {"sampler/0", "inference/0"}) {
+        const auto& set = threads[other].planned;
+        CHECK(std::find(set.begin(), set.end(), pu) == set.end());
+      }
+    }
+  }
+  // Without it, nothing is pinned or reported.
+  config.graph.placement = PlacementMode::none;
+  auto plain = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(plain, plain.error().message());
+  CHECK(plain->status.placement.threads.empty());
+}
