@@ -64,6 +64,14 @@ bool swapped(DoubleBufferedReplica& replica) {
   return true;
 }
 
+// Another node's distributor, feeding `far`.
+distributor_actor spawn_far_distributor(System& s, std::shared_ptr<DoubleBufferedReplica> far) {
+  DistributorSetup down;
+  down.name = "far/distributor";
+  down.replicas = {std::move(far)};
+  return spawn_distributor(*s.system, down);
+}
+
 inference_actor spawn_cartpole_inference(System& s,
                                          std::shared_ptr<DoubleBufferedReplica> weights = nullptr) {
   InferenceSetup setup;
@@ -292,10 +300,7 @@ TEST_CASE(
   up.chunk_bytes = 1024;  // dozens of chunks a version, two in flight
   up.chunks_in_flight = 2;
   auto upstream = spawn_distributor(*s.system, up);
-  DistributorSetup down;
-  down.name = "far/distributor";
-  down.replicas = {far};
-  auto downstream = spawn_distributor(*s.system, down);
+  auto downstream = spawn_far_distributor(s, far);
   caf::scoped_actor self{*s.system};
   auto policy = wide_policy()();
   FlatParameters flat(*policy);
@@ -326,14 +331,95 @@ TEST_CASE(
   self->send_exit(upstream, caf::exit_reason::user_shutdown);
 }
 
+// A policy's parameters back to back, in FlatParameters' order.
+at::Tensor weights_of(Policy& policy) {
+  std::vector<at::Tensor> all;
+  for (const auto& p : policy.parameters()) all.push_back(p.detach().reshape(-1));
+  return at::cat(all);
+}
+
+TEST_CASE("with a bfloat16 wire every replica, local and downstream, acts with the same rounded "
+          "version, which crossed in half the bytes") {
+  System s;
+  auto local =
+      std::make_shared<DoubleBufferedReplica>("inference/0", wide_policy(), msg::WeightsFrame());
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
+  caf::scoped_actor reports{*s.system};  // the upstream's delivery reports
+  DistributorSetup up;
+  up.replicas = {local};
+  up.chunk_bytes = 1024;
+  up.wire_precision = msg::WeightPrecision::bfloat16;
+  up.supervisor = caf::actor_cast<caf::actor>(reports);
+  auto upstream = spawn_distributor(*s.system, up);
+  auto downstream = spawn_far_distributor(s, far);
+  caf::scoped_actor self{*s.system};
+  auto policy = wide_policy()();
+  FlatParameters flat(*policy);
+  const auto frame = flat.to_frame(2);
+  REQUIRE(ask<uint64_t>(self, upstream, frame).first == 2u);
+  auto [attached, e1] = ask<uint64_t>(self, upstream, attach_atom::value, std::string("far"),
+                                      caf::actor_cast<caf::actor>(downstream));
+  REQUIRE_MESSAGE(attached, e1);
+  CHECK(local->swap_in_staged());
+  CHECK(swapped(*far));
+  // LibTorch's own float32 -> bfloat16 rounding (to nearest even) gives the same weights.
+  const auto rounded = flat.flat().to(at::kBFloat16).to(at::kFloat);
+  CHECK(at::equal(weights_of(local->active()), rounded));
+  CHECK(at::equal(weights_of(far->active()), rounded));
+  CHECK_FALSE(at::equal(rounded, flat.flat()));  // the test's weights do lose digits
+  CHECK(at::allclose(rounded, flat.flat(), 1.0 / 256, 0));
+  uint64_t crossed = 0;
+  reports->receive(
+      [&](delivered_atom, const std::string&, uint64_t, uint64_t bytes) { crossed = bytes; },
+      caf::after(std::chrono::seconds(30)) >> [] {});
+  CHECK(crossed > 0);
+  CHECK(crossed * 10 < frame.size() * 6);  // about half: the manifest does not shrink
+  self->send_exit(upstream, caf::exit_reason::user_shutdown);
+  self->send_exit(downstream, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("host replicas of a node act with one shared copy of a version, which a later copy "
+          "never writes into") {
+  System s;
+  auto a = std::make_shared<DoubleBufferedReplica>("inference/0", wide_policy(),
+                                                   msg::WeightsFrame());
+  auto b = std::make_shared<DoubleBufferedReplica>("inference/1", wide_policy(),
+                                                   msg::WeightsFrame());
+  DistributorSetup d;
+  d.replicas = {a, b};
+  auto distributor = spawn_distributor(*s.system, d);
+  caf::scoped_actor self{*s.system};
+  auto policy = wide_policy()();
+  FlatParameters flat(*policy);
+  const auto v7 = flat.to_frame(7);
+  const std::vector<std::byte> v7_bytes(v7.data(), v7.data() + v7.size());
+  REQUIRE(ask<uint64_t>(self, distributor, v7).first == 7u);
+  REQUIRE(a->swap_in_staged());
+  REQUIRE(b->swap_in_staged());
+  // One buffer for both: the parameters of each are views into the same bytes.
+  CHECK(a->active().parameters()[0].data_ptr() == b->active().parameters()[0].data_ptr());
+  CHECK(at::equal(weights_of(a->active()), flat.flat()));
+  CHECK(at::equal(weights_of(b->active()), flat.flat()));
+  // v8 shared into the other buffer; then v9 (other weights) copied into the one that views v7.
+  REQUIRE(ask<uint64_t>(self, distributor, flat.to_frame(8)).first == 8u);
+  REQUIRE(a->swap_in_staged());
+  auto other = make_actor_critic(cartpole_spec(), {64, 64}, 42);
+  FlatParameters other_flat(*other);
+  const auto v9 = other_flat.to_frame(9);
+  REQUIRE(a->stage(*msg::read(v9)));
+  REQUIRE(a->swap_in_staged());
+  CHECK(a->active_version() == 9);
+  CHECK(at::equal(weights_of(a->active()), other_flat.flat()));
+  CHECK(std::equal(v7_bytes.begin(), v7_bytes.end(), v7.data()));  // v7 as it was sent
+  CHECK(at::equal(weights_of(b->active()), flat.flat()));           // b still acts with v7
+  self->send_exit(distributor, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("a distributor attached before there are weights is answered with the first update") {
   System s;
   auto far = std::make_shared<DoubleBufferedReplica>("far/0", tiny_policy(), msg::WeightsFrame());
   auto upstream = spawn_distributor(*s.system, DistributorSetup{});
-  DistributorSetup down;
-  down.name = "far/distributor";
-  down.replicas = {far};
-  auto downstream = spawn_distributor(*s.system, down);
+  auto downstream = spawn_far_distributor(s, far);
   caf::scoped_actor node{*s.system}, learner{*s.system};
   auto attaching = node->request(upstream, std::chrono::seconds(30), attach_atom::value,
                                  std::string("far"), caf::actor_cast<caf::actor>(downstream));
@@ -398,10 +484,7 @@ TEST_CASE("a relay's child, attached to the relay's parent once the relay is los
 TEST_CASE("a damaged or truncated chunk stream is refused and the replica keeps its version") {
   System s;
   auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
-  DistributorSetup down;
-  down.name = "far/distributor";
-  down.replicas = {far};
-  auto downstream = spawn_distributor(*s.system, down);
+  auto downstream = spawn_far_distributor(s, far);
   caf::scoped_actor self{*s.system};
   auto source = wide_policy()();
   FlatParameters flat(*source);

@@ -130,6 +130,12 @@ TEST_CASE("validation names the setting that is out of range") {
         "invalid config: distribution.uplink_mib_s must be 0 (no cap) or more");
   REQUIRE(set_config_value(c, "distribution.uplink_mib_s", "12.5"));
   CHECK(validate(c));
+  REQUIRE(set_config_value(c, "distribution.wire_dtype", "bfloat16"));
+  CHECK(c.distribution.wire_dtype == msg::WeightPrecision::bfloat16);
+  auto half = set_config_value(c, "distribution.wire_dtype", "float16");
+  REQUIRE_FALSE(half);
+  CHECK(half.error().message() ==
+        "config key 'distribution.wire_dtype': 'float16' is not float32 or bfloat16");
 }
 
 TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include <dvla/core/bfloat16.hpp>
 #include <dvla/messages/trajectory_segment.capnp.h>
 #include <dvla/messages/all.hpp>
 #include <dvla/messages/codec.hpp>
@@ -152,6 +153,49 @@ TEST_CASE("weight update round-trips") {
   CHECK(out->version == 12);
   CHECK(out->manifest == in.manifest);
   CHECK(same(out->flat, flat));
+}
+
+TEST_CASE(
+    "a weight update in bfloat16 takes half the bytes, rounds to nearest even, widens exactly") {
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to even is 1; 1 + 3 * 2^-8 rounds up to 1 + 2^-6.
+  std::vector<float> flat = {1.0f, 1.0f + 1.0f / 256, 1.0f + 3.0f / 256, -2.5f, 3.14159f, 0.0f,
+                             1e-20f, -65504.0f, 123456.0f};
+  WeightUpdate in;
+  in.version = 3;
+  in.manifest = {{"w", {3, 3}, 0}};
+  in.flat = {flat.data(), {9}};
+  const auto wide = build(in);
+  in.precision = WeightPrecision::bfloat16;
+  const auto narrow = build(in);
+  CHECK(narrow.size() < wide.size());
+  auto out = read(narrow);
+  REQUIRE(out);
+  CHECK(out->precision == WeightPrecision::bfloat16);
+  CHECK(out->manifest == in.manifest);
+  REQUIRE(out->flat_bf16.numel() == 9);
+  CHECK(from_bfloat16(out->flat_bf16.data[0]) == 1.0f);
+  CHECK(from_bfloat16(out->flat_bf16.data[1]) == 1.0f);
+  CHECK(from_bfloat16(out->flat_bf16.data[2]) == 1.0f + 1.0f / 64);
+  for (size_t i = 0; i < flat.size(); ++i)
+    CHECK(std::fabs(from_bfloat16(out->flat_bf16.data[i]) - flat[i]) <=
+          std::fabs(flat[i]) / 256);
+  // Widened back: float32 again, exactly the rounded values; converting to the precision a frame
+  // has already is that frame.
+  auto widened = with_precision(narrow, WeightPrecision::float32);
+  REQUIRE(widened);
+  auto back = read(*widened);
+  REQUIRE(back);
+  CHECK(back->precision == WeightPrecision::float32);
+  for (int i = 0; i < 9; ++i) CHECK(back->flat.data[i] == from_bfloat16(out->flat_bf16.data[i]));
+  auto same_frame = with_precision(narrow, WeightPrecision::bfloat16);
+  REQUIRE(same_frame);
+  CHECK(same_frame->data() == narrow.data());
+  // A value too large for bfloat16 rounds to infinity, which a reader refuses by element.
+  flat[4] = 3.4e38f;
+  auto overflow = read(build(in));
+  REQUIRE_FALSE(overflow);
+  CHECK(overflow.error().message().find("non-finite bfloat16 value at element 4") !=
+        std::string::npos);
 }
 
 TEST_CASE("version announcement, control command and metrics round-trip") {

@@ -15,10 +15,15 @@
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/envs/cartpole.hpp>
 #include <dvla/runtime/platform/machine_topology.hpp>
+#include <dvla/runtime/platform/numa_memory.hpp>
 #include <dvla/runtime/platform/placement.hpp>
 #include <dvla/runtime/platform/placement_report.hpp>
 #include <dvla/runtime/platform/thread_pinning.hpp>
+#include <dvla/runtime/policies/actor_critic.hpp>
+#include <dvla/runtime/weights/double_buffered_replica.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 using namespace dvla;
 
@@ -138,6 +143,37 @@ TEST_CASE("a pinned thread runs where it was pinned, as the OS reports it") {
   refused.join();
   CHECK(error == "cannot pin 'nowhere' to hardware thread " + std::to_string(CPU_SETSIZE + 1));
   CHECK(cpu_list({0, 1, 2, 5, 7, 8}) == "0-2,5,7-8");
+}
+
+TEST_CASE("a replica's buffers bound to a NUMA node are there, and it copies versions into them") {
+  auto make = [] { return make_actor_critic(envs::CartPole().spec(), {256, 256}, 1); };
+  DoubleBufferedReplica replica("inference/0", make, msg::WeightsFrame());
+  const int nodes = MachineTopology::of_this_process()->numa_nodes();
+  // A node this machine does not have is refused by name.
+  auto missing = replica.bind_to_numa_node(nodes);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message() == "cannot bind memory to NUMA node " + std::to_string(nodes) +
+                                         ": this machine has " + std::to_string(nodes));
+  // The last node: the OS reports the buffers there (a container that forbids binding says why).
+  const int last = nodes - 1;
+  auto found = replica.bind_to_numa_node(last);
+  if (found)
+    CHECK(*found == last);
+  else
+    CHECK(found.error().message().find("to NUMA node " + std::to_string(last) + ": ") !=
+          std::string::npos);
+  // Bound, it copies a version into its own buffers instead of viewing the frame it came in.
+  auto policy = make();
+  FlatParameters flat(*policy);
+  const auto frame = flat.to_frame(3);
+  auto update = msg::read(frame);
+  REQUIRE(update);
+  REQUIRE(replica.stage(frame, *update));
+  REQUIRE(replica.swap_in_staged());
+  const auto* weights = static_cast<const std::byte*>(replica.active().parameters()[0].data_ptr());
+  CHECK((weights < frame.data() || weights >= frame.data() + frame.size()));
+  CHECK(at::equal(replica.active().parameters()[0].reshape(-1),
+                  flat.flat().narrow(0, 0, replica.active().parameters()[0].numel())));
 }
 
 TEST_CASE("graph.placement=auto pins each lane thread as the plan says, and the status shows it") {

@@ -168,9 +168,12 @@ class Node {
       const auto graph = setup_.make_graph ? setup_.make_graph(config_)
                                            : graph_of(config_, default_graph_parts(config_));
       graph_ = build_graph(planes_.data(), graph, context);
-      if (graph_.placement)
+      if (graph_.placement) {
         log("placement (graph.placement = auto) on " + graph_.placement->topology() + ": " +
             graph_.placement->plan());
+        if (const auto memory = graph_.placement->memory_text(); !memory.empty())
+          log("replica weight buffers: " + memory);
+      }
     } catch (const std::exception& e) {
       return Error(std::string("building the node's part of the graph failed: ") + e.what());
     }

@@ -341,7 +341,7 @@ RunStatus current_status(SupervisorState& s) {
   status.memory = pool_summaries(s.pools.get());
   if (s.graph.placement)
     status.placement = {s.graph.placement->topology(), s.graph.placement->plan(),
-                        s.graph.placement->threads()};
+                        s.graph.placement->threads(), s.graph.placement->memory()};
   if (s.cluster) {
     status.nodes = s.cluster->status();
     status.version_skew = s.cluster->version_skew();
@@ -425,9 +425,12 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
         BuildContext::SamplerPlacement{0, static_cast<uint32_t>(s.config.cluster.local_samplers)};
   auto& data_system = s.planes ? s.planes->data() : self->system();
   s.graph = build_graph(data_system, graph, context);
-  if (s.graph.placement)
+  if (s.graph.placement) {
     fmt::print(stderr, "dvla: placement (graph.placement = auto) on {}: {}\n",
                s.graph.placement->topology(), s.graph.placement->plan());
+    if (const auto memory = s.graph.placement->memory_text(); !memory.empty())
+      fmt::print(stderr, "dvla: replica weight buffers: {}\n", memory);
+  }
   s.tally = std::make_unique<StatusTally>(s.graph.group_names, resumed_counters(resume.get()));
   ControlPlaneSetup control;
   control.endpoints = s.graph.endpoints;

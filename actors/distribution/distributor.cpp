@@ -52,11 +52,13 @@ struct DistributorState {
 
 using self_ptr = distributor_actor::stateful_pointer<DistributorState>;
 
-// Stages `update` into every local replica; the error says why one refused it.
-caf::error stage_locally(DistributorState& s, const msg::WeightUpdate& update) {
+// Stages `update` (read from `frame`) into every local replica; host replicas share the frame
+// itself, read-only, so the fan-out copies nothing. The error says why one refused it.
+caf::error stage_locally(DistributorState& s, const msg::WeightsFrame& frame,
+                         const msg::WeightUpdate& update) {
   for (const auto& replica : s.setup.replicas) {
     ScopedWork work(s.setup.track.get(), "stage_weights");
-    if (auto staged = replica->stage(update); !staged)
+    if (auto staged = replica->stage(frame, update); !staged)
       return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
                     staged.error().message());
   }
@@ -165,19 +167,31 @@ caf::expected<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame
   if (!update)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                   update.error().message());
-  if (auto refused = stage_locally(s, *update)) return refused;
+  if (auto refused = stage_locally(s, frame, *update)) return refused;
   s.latest = frame;
   s.latest_version = update->version;
   return update->version;
 }
 
+// The learner's update in the wire's precision: as it is for float32 (no extra pass over it).
+Expected<msg::WeightsFrame> wire_frame(const DistributorState& s, const msg::WeightsFrame& frame) {
+  if (s.setup.wire_precision == msg::WeightPrecision::float32) return frame;
+  return msg::with_precision(frame, s.setup.wire_precision);
+}
+
 // From the learner: answered once the local replicas have staged the update; downstream
-// distributors get it as their credit allows (remote hops must not hold up the learner).
+// distributors get it as their credit allows (remote hops must not hold up the learner). With a
+// bfloat16 wire the version is rounded here, once, and the local replicas stage the rounded one
+// too: a version number means the same weights on every replica of the cluster.
 caf::result<uint64_t> distribute(self_ptr self, const msg::WeightsFrame& frame) {
   auto& s = self->state;
   if (s.setup.replicas.empty() && s.downstream.empty())
     return make_error(errc::bad_setup, "no inference replica to feed");
-  auto taken = take_whole(self, frame);
+  auto wire = wire_frame(s, frame);
+  if (!wire)
+    return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
+                  wire.error().message());
+  auto taken = take_whole(self, *wire);
   pump_all(self);
   if (!taken) return std::move(taken.error());
   return *taken;

@@ -1,8 +1,9 @@
 #pragma once
 // Distributor (lane 4): one node's fan-out of weight updates. Each version is decoded once and
-// copied, on the distributor's own thread, into the staging buffer of every local inference
-// replica, and passed on to every distributor attached downstream — another node's, so weights
-// cross each node boundary once — in chunks, a few in flight per downstream; a node's distributor
+// staged, on the distributor's own thread, into every local inference replica (host replicas
+// share the received frame read-only; a GPU replica copies it into its staging buffer), and
+// passed on to every distributor attached downstream — another node's, so weights cross each
+// node boundary once — in chunks, a few in flight per downstream; a node's distributor
 // puts them together and checks the whole (size, checksum) before its replicas may stage it.
 // Inference swaps it in at its next batch boundary, so a transfer neither waits for a forward pass
 // nor blocks one.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include <dvla/actors/interfaces.hpp>
+#include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
 #include <dvla/runtime/platform/placement_report.hpp>
 
@@ -31,6 +33,8 @@ struct DistributorSetup {
   size_t chunk_bytes = size_t{4} << 20;  // weights cross to the downstream in chunks of this size
   int chunks_in_flight = 2;              // per downstream: chunks sent and not yet acknowledged
   double uplink_bytes_per_s = 0;         // all downstreams together; 0: no cap
+  // The learner's distributor rounds each version to this once; every replica stages that.
+  msg::WeightPrecision wire_precision = msg::WeightPrecision::float32;
   caf::actor supervisor;             // receives rejection counts; may be null
 };
 

@@ -42,6 +42,7 @@ struct Builder {
   distributor_actor distributor;
   std::vector<std::pair<std::string, stage_actor>> stages;
   std::optional<Placement> plan;  // graph.placement = auto
+  int numa_nodes = 1;             // of this machine, as hwloc saw it for the plan
   size_t samplers_placed = 0;
 
   const Config& config() const { return context.config; }
@@ -107,6 +108,22 @@ void build_learner(Builder& b) {
                     "''s " + std::to_string(g.envs_per_sampler) + " envs per sampler");
 }
 
+// graph.placement = auto on several NUMA nodes: a host replica's weight buffers go to its cores'
+// node (it then copies each version there instead of sharing the received frame). Recorded, and
+// a binding the OS refuses (a container without the right) leaves the buffers where they are.
+void bind_replica_memory(Builder& b, DoubleBufferedReplica& replica, const std::string& name,
+                         uint64_t index) {
+  if (!b.plan || b.numa_nodes < 2 || b.config().model.device != Device::cpu) return;
+  MemoryPlacementRecord record;
+  record.holder = name;
+  record.planned = b.plan->replica_numa.at(index);
+  if (auto found = replica.bind_to_numa_node(record.planned))
+    record.found = *found;
+  else
+    record.error = found.error().message();
+  b.built.placement->record(std::move(record));
+}
+
 void build_inference(Builder& b) {
   const auto& c = b.config();
   uint64_t index = 0;  // over all pools: each replica samples from a stream of its own
@@ -120,6 +137,7 @@ void build_inference(Builder& b) {
           setup.name, b.make_policy,
           b.context.resume ? b.context.resume->weights : msg::WeightsFrame(),
           b.model_lease(setup.name));
+      bind_replica_memory(b, *setup.weights, setup.name, index);
       setup.seed = envs::next_seed(c.run.seed + 1000 + index + b.resumed_version());
       setup.torch_threads = inference_torch_threads(c.graph);
       setup.track = b.track(setup.name, Lane::inference);
@@ -138,6 +156,7 @@ void build_inference(Builder& b) {
   d.chunk_bytes = static_cast<size_t>(b.config().distribution.chunk_mib * 1048576);
   d.chunks_in_flight = b.config().distribution.chunks_in_flight;
   d.uplink_bytes_per_s = b.config().distribution.uplink_mib_s * 1048576;
+  d.wire_precision = b.config().distribution.wire_dtype;
   d.supervisor = b.context.supervisor;
   if (b.plan) d.placement = b.placement(b.plan->distributor);
   b.distributor = b.watch(spawn_distributor(b.weights_system(), d), d.name);
@@ -281,6 +300,7 @@ void plan_placement(Builder& b) {
   for (const auto& pool : b.graph.inference_pools) request.replicas += pool.replicas;
   request.trainer = !b.node_part();
   b.plan = dvla::plan_placement(*machine, request);
+  b.numa_nodes = machine->numa_nodes();
   b.built.placement = std::make_shared<PlacementReport>(machine->text(), b.plan->text());
 }
 

@@ -55,8 +55,15 @@ typename Inspector::result_type inspect(Inspector& f, ThreadPlacementRecord& x) 
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, MemoryPlacementRecord& x) {
+  return f(caf::meta::type_name("dvla::MemoryPlacementRecord"), x.holder, x.planned, x.found,
+           x.error);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PlacementStatus& x) {
-  return f(caf::meta::type_name("dvla::PlacementStatus"), x.topology, x.plan, x.threads);
+  return f(caf::meta::type_name("dvla::PlacementStatus"), x.topology, x.plan, x.threads,
+           x.memory);
 }
 
 template <class Inspector>

@@ -72,7 +72,11 @@ json placement_json(const dvla::PlacementStatus& p) {
   for (const auto& t : p.threads)
     threads.push_back(
         {{"actor", t.actor}, {"planned", t.planned}, {"applied", t.applied}, {"error", t.error}});
-  return {{"topology", p.topology}, {"plan", p.plan}, {"threads", threads}};
+  json memory = json::array();
+  for (const auto& m : p.memory)
+    memory.push_back(
+        {{"holder", m.holder}, {"planned", m.planned}, {"found", m.found}, {"error", m.error}});
+  return {{"topology", p.topology}, {"plan", p.plan}, {"threads", threads}, {"memory", memory}};
 }
 
 json status_json(const RunStatus& s) {

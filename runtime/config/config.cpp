@@ -86,7 +86,8 @@ std::vector<Setting> fields(Config& c) {
        &c.graph.scheduler_threads},
       {"graph.placement",
        "auto: pin samplers, inference replicas and the trainer to cores of their own (hwloc; "
-       "fewer cores: shared by lane, said in the log); none: the OS places the threads",
+       "fewer cores: shared by lane, said in the log) and, on several NUMA nodes, bind each "
+       "replica's weight buffers to its cores' node; none: the OS places threads and memory",
        enum_field(&c.graph.placement)},
       {"cluster.listen",
        "HOST:PORT the coordinator of a multi-node run listens on (control plane; the data plane "
@@ -127,6 +128,10 @@ std::vector<Setting> fields(Config& c) {
        "per process: the most MiB per second of weight chunks it sends to the nodes below it "
        "(room for segments on a shared link); 0: no cap",
        &c.distribution.uplink_mib_s},
+      {"distribution.wire_dtype",
+       "float32 | bfloat16: the precision weight versions travel in (bfloat16: half the bytes; the "
+       "learner keeps float32, every replica, local ones too, acts with the rounded version)",
+       enum_field(&c.distribution.wire_dtype)},
       {"memory.sim_mib",
        "budget of the sim pool (samplers' segment buffers), MiB; beyond it an allocation fails "
        "naming the pool",

@@ -12,6 +12,7 @@
 #include <dvla/core/enum_text.hpp>
 #include <dvla/core/expected.hpp>
 #include <dvla/envs/env_config.hpp>
+#include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/config/grpo_config.hpp>
 #include <dvla/runtime/config/ppo_config.hpp>
 
@@ -135,6 +136,9 @@ struct DistributionConfig {
   int chunks_in_flight = 2;  // per node: chunks sent and not yet acknowledged
   int fanout = 4;            // the learner, and each relay node, send to at most this many nodes
   double uplink_mib_s = 0;   // per distributor: the most MiB/s it sends to the nodes below; 0: any
+  // What a version's parameters are carried in: bfloat16 halves the bytes; the learner keeps
+  // float32 and every replica acts with the same rounded version.
+  msg::WeightPrecision wire_dtype = msg::WeightPrecision::float32;
 };
 
 struct Config {

@@ -68,6 +68,7 @@ struct NodeStatus {
 struct PlacementStatus {
   std::string topology, plan;
   std::vector<ThreadPlacementRecord> threads;
+  std::vector<MemoryPlacementRecord> memory;  // replicas' buffers (machines of several NUMA nodes)
 };
 
 struct RunStatus {

@@ -49,11 +49,29 @@ DoubleBufferedReplica::~DoubleBufferedReplica() = default;
 
 Expected<uint64_t> DoubleBufferedReplica::stage(const msg::WeightUpdate& update) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto loaded = staging_->parameters->load(update); !loaded) return loaded.error();
-  staging_->version = update.version;
+  return staged(staging_->parameters->load(update), update.version);
+}
+
+Expected<uint64_t> DoubleBufferedReplica::stage(const msg::WeightsFrame& frame,
+                                                const msg::WeightUpdate& update) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!share_frames_) return staged(staging_->parameters->load(update), update.version);
+  return staged(staging_->parameters->share(frame, update), update.version);
+}
+
+Expected<int> DoubleBufferedReplica::bind_to_numa_node(int numa) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  share_frames_ = false;
+  if (auto staging = staging_->parameters->bind_to_numa_node(numa); !staging) return staging;
+  return active_->parameters->bind_to_numa_node(numa);
+}
+
+Expected<uint64_t> DoubleBufferedReplica::staged(const Status& loaded, uint64_t version) {
+  if (!loaded) return loaded.error();
+  staging_->version = version;
   staging_->holds_weights = true;
   staged_ = true;
-  return update.version;
+  return version;
 }
 
 Policy& DoubleBufferedReplica::active() { return *active_->policy; }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <dvla/gpu/pool_lease.hpp>
+#include <dvla/runtime/platform/numa_memory.hpp>
 
 namespace dvla {
 
@@ -42,15 +43,29 @@ FlatParameters::FlatParameters(torch::nn::Module& module,
     flat_ = at::empty({total}, at::TensorOptions().dtype(at::kFloat).device(device));
   else
     flat_ = lease ? leased_floats(total, lease) : at::empty({total}, at::kFloat);
+  owned_ = flat_;
   torch::NoGradGuard no_grad;
   size_t i = 0;
   for (auto& p : named) {
     auto& param = p.value();
     const auto& e = manifest_[i++];
-    auto slice = flat_.narrow(0, static_cast<int64_t>(e.offset), param.numel());
-    slice.copy_(param.reshape(-1));
-    param.set_data(slice.view(param.sizes()));
+    flat_.narrow(0, static_cast<int64_t>(e.offset), param.numel()).copy_(param.reshape(-1));
+    parameters_.push_back(param);  // the module's own tensor: set_data below re-homes it there
   }
+  view_into(flat_);
+}
+
+void FlatParameters::view_into(const at::Tensor& base) {
+  flat_ = base;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    auto& param = parameters_[i];
+    const auto& e = manifest_[i];
+    param.set_data(base.narrow(0, static_cast<int64_t>(e.offset), param.numel()).view(e.shape));
+  }
+}
+
+void FlatParameters::own_again() {
+  if (!flat_.is_same(owned_)) view_into(owned_);
 }
 
 msg::WeightsFrame FlatParameters::to_frame(uint64_t version) const {
@@ -60,6 +75,30 @@ msg::WeightsFrame FlatParameters::to_frame(uint64_t version) const {
   const auto host = flat_.to(at::kCPU);  // the same tensor when it is on the host
   u.flat = {host.data_ptr<float>(), {host.numel()}};
   return msg::build(u);
+}
+
+bool FlatParameters::can_share(const msg::WeightUpdate& update) const {
+  return owned_.device().is_cpu() && update.precision == msg::WeightPrecision::float32 &&
+         update.manifest == manifest_;
+}
+
+Status FlatParameters::share(const msg::WeightsFrame& frame, const msg::WeightUpdate& update) {
+  if (!can_share(update)) return load(update);
+  // The views keep the frame's bytes alive: the deleter holds the frame.
+  auto base = at::from_blob(
+      const_cast<float*>(update.flat.data), {update.flat.numel()}, [frame](void*) {}, at::kFloat);
+  torch::NoGradGuard no_grad;
+  view_into(base);
+  return Status::ok();
+}
+
+Expected<int> FlatParameters::bind_to_numa_node(int numa) {
+  if (!owned_.device().is_cpu())
+    return Error("its weight buffer is on " + owned_.device().str() + ", not in host memory");
+  const auto bytes = static_cast<size_t>(owned_.numel()) * sizeof(float);
+  if (auto bound = dvla::bind_to_numa_node(owned_.data_ptr(), bytes, numa); !bound)
+    return bound.error();
+  return numa_node_of(owned_.data_ptr(), bytes);
 }
 
 Status FlatParameters::load(const msg::WeightUpdate& update) {
@@ -75,8 +114,14 @@ Status FlatParameters::load(const msg::WeightUpdate& update) {
                  std::to_string(manifest_.size()));
   }
   torch::NoGradGuard no_grad;
-  flat_.copy_(
-      at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
+  own_again();
+  // A bfloat16 update (rounded for the wire) is widened back to float32 by the copy.
+  if (update.precision == msg::WeightPrecision::bfloat16)
+    flat_.copy_(at::from_blob(const_cast<uint16_t*>(update.flat_bf16.data),
+                              {update.flat_bf16.numel()}, at::kBFloat16));
+  else
+    flat_.copy_(
+        at::from_blob(const_cast<float*>(update.flat.data), {update.flat.numel()}, at::kFloat));
   return Status::ok();
 }
 
@@ -84,6 +129,7 @@ Status FlatParameters::load(const FlatParameters& other) {
   if (other.manifest_ != manifest_)
     return Error("replicas of different policies cannot share weights");
   torch::NoGradGuard no_grad;
+  own_again();
   flat_.copy_(other.flat_);
   return Status::ok();
 }
