@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,9 +54,14 @@ class Cluster {
 
   // Starts the coordinator on a free port and returns it (0 when it did not say).
   uint16_t start_coordinator(const std::vector<std::string>& args) {
-    coordinator_ = std::make_unique<ChildProcess>(
-        DVLA_PPO, std::vector<std::string>{"--listen", "127.0.0.1:0", "--json"} + args,
-        (dir_ / "coordinator").string());
+    return start_coordinator_program(
+        DVLA_PPO, std::vector<std::string>{"--listen", "127.0.0.1:0", "--json"} + args);
+  }
+
+  // The same with a user's program that listens on a free port of 127.0.0.1.
+  uint16_t start_coordinator_program(const std::string& program,
+                                     const std::vector<std::string>& args) {
+    coordinator_ = std::make_unique<ChildProcess>(program, args, (dir_ / "coordinator").string());
     std::smatch m;
     const std::regex port("coordinator port ([0-9]+)");
     coordinator_->wait_for_err([&](const std::string& e) { return std::regex_search(e, m, port); });
@@ -65,14 +72,21 @@ class Cluster {
   }
 
   ChildProcess& start_node(const std::string& name, const std::vector<std::string>& args = {}) {
-    nodes_.push_back(std::make_unique<ChildProcess>(
-        DVLA_NODE,
+    return start_node_program(
+        name, DVLA_NODE,
         std::vector<std::string>{"--coordinator", "127.0.0.1:" + std::to_string(port_), "--name",
                                  name} +
-            args,
-        (dir_ / (name + "-" + std::to_string(nodes_.size()))).string()));
+            args);
+  }
+
+  ChildProcess& start_node_program(const std::string& name, const std::string& program,
+                                   const std::vector<std::string>& args) {
+    nodes_.push_back(std::make_unique<ChildProcess>(
+        program, args, (dir_ / (name + "-" + std::to_string(nodes_.size()))).string()));
     return *nodes_.back();
   }
+
+  uint16_t port() const { return port_; }
 
   ChildProcess& coordinator() { return *coordinator_; }
 
@@ -284,8 +298,9 @@ TEST_CASE("a relay node killed mid-transfer: its child takes the next versions f
 }
 
 TEST_CASE(
-    "with mutual TLS a node of the cluster's CA joins; another CA's node and a plain one are "
-    "refused") {
+    "with mutual TLS a node of the cluster's CA joins; another CA's node, a node that trusts the "
+    "cluster's CA with a certificate of another, and a plain one are refused, each named with its "
+    "address by the coordinator") {
   Cluster cluster("tls");
   const auto ca = cluster.dir() + "/ca", rogue = cluster.dir() + "/rogue";
   const std::string script = DVLA_CLUSTER_CERTS;
@@ -298,8 +313,14 @@ TEST_CASE(
   const std::vector<std::string> brief = {"--set", "cluster.join_timeout_s=2"};
   auto& other_ca = cluster.start_node("rogue", tls(rogue, "rogue") + brief);
   auto& plain = cluster.start_node("plain", brief);
+  auto& forged = cluster.start_node(
+      "forged", std::vector<std::string>{"--set", "cluster.tls.certificate=" + rogue + "/rogue.pem",
+                                         "--set", "cluster.tls.key=" + rogue + "/rogue.key", "--set",
+                                         "cluster.tls.cafile=" + ca + "/ca.pem"} +
+                    brief);
   CHECK(other_ca.wait() == 1);
   CHECK(plain.wait() == 1);
+  CHECK(forged.wait() == 1);
   CHECK_MESSAGE(other_ca.err().find("over TLS: system_error(disconnect_during_handshake)") !=
                     std::string::npos,
                 other_ca.err());
@@ -312,5 +333,69 @@ TEST_CASE(
   REQUIRE(summary["nodes"].size() == 1);  // the refused ones never joined
   CHECK(summary["nodes"][0]["name"] == "good");
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
-  CHECK(cluster.coordinator().err().find("mutual TLS") != std::string::npos);
+  const auto& log = cluster.coordinator().err();
+  CHECK(log.find("mutual TLS") != std::string::npos);
+  // The coordinator names each peer it refused, and why: the rogue refused our certificate, we
+  // refused the forged one's, and the plain one sent no TLS at all.
+  CHECK_MESSAGE(log.find("refused the TLS peer at 127.0.0.1:") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("it did not accept our certificate") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("certificate verify failed; its certificate: ") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("a peer without TLS?") != std::string::npos, log);
+  // The good node's connections closing at the end are no refusals.
+  const auto last_refusal = log.rfind("refused the TLS peer");
+  CHECK_MESSAGE(last_refusal < log.find("joined as node"), log);
+}
+
+TEST_CASE(
+    "a user's graph of two env groups with a stage runs across nodes: each node hosts one group's "
+    "samplers and runs the stage where its segments are made; a node with another graph is "
+    "refused by name") {
+  Cluster cluster("groups");
+  REQUIRE(cluster.start_coordinator_program(DVLA_GRAPH_PEER, {"coordinator", "60000"}) != 0);
+  const auto port = std::to_string(cluster.port());
+  // dvla-node builds the default graph: the coordinator's has two groups and a stage.
+  auto& other = cluster.start_node("other", {"--samplers", "1", "--set",
+                                             "cluster.heartbeat_interval_s=0.2", "--set",
+                                             "cluster.connection_timeout_s=2"});
+  CHECK(other.wait() == 1);
+  CHECK_MESSAGE(other.err().find("build the coordinator's graph on every node") != std::string::npos,
+                other.err());
+  // Whether or not the coordinator has seen the refused one go, a and b get different groups.
+  auto& a = cluster.start_node_program("a", DVLA_GRAPH_PEER, {"node", port, "a"});
+  auto& b = cluster.start_node_program("b", DVLA_GRAPH_PEER, {"node", port, "b"});
+  REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  // The coordinator put a and b in different groups (whichever joined first took the first).
+  const auto log = cluster.coordinator().err();
+  CHECK_MESSAGE(log.find("of env group 'cartpole'") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("of env group 'synthetic-25'") != std::string::npos, log);
+  // Both groups collected, the nodes' env steps add up to the run's, and each node's stage passed
+  // its segments on.
+  std::map<std::string, uint64_t> steps;
+  std::istringstream out(cluster.coordinator().out());
+  for (std::string kind, name; out >> kind;) {
+    uint64_t n = 0;
+    if (kind == "total") {
+      out >> n;
+      steps["total"] = n;
+    } else {
+      out >> name >> n;
+      steps[kind + " " + name] = n;
+    }
+  }
+  CHECK(steps["group cartpole"] > 0);
+  CHECK(steps["group synthetic-25"] > 0);
+  CHECK(steps["group cartpole"] + steps["group synthetic-25"] == steps["total"]);
+  CHECK(steps["node a"] > 0);
+  CHECK(steps["node b"] > 0);
+  CHECK(steps["node a"] + steps["node b"] == steps["total"]);  // the refused one counted none
+  CHECK(steps["total"] >= 60000);
+  for (auto* node : {&a, &b}) {
+    std::smatch m;
+    const auto node_out = node->out();
+    REQUIRE_MESSAGE(std::regex_search(node_out, m, std::regex("stage segments ([0-9]+)")),
+                    node_out);
+    CHECK(std::stoi(m[1]) > 0);
+  }
 }

@@ -129,8 +129,8 @@ TEST_CASE("the cluster tally counts each node's acknowledged segments and names 
   ClusterTally tally;
   NodeInfo a_info{"a", "host-a", 11, 8, 1024, "1 package", 0, 0};
   NodeInfo b_info{"b", "host-b", 12, 4, 1024, "1 package", 1, 0};
-  tally.joined(a_info, NodeAssignment{1, "a", "", 0, 2, 8, 1, 7001});
-  tally.joined(b_info, NodeAssignment{2, "b", "", 2, 1, 8, 1, 7001});
+  tally.joined(a_info, NodeAssignment{1, "a", "", 0, 2, 8, 1, 7001, 0, "g", ""});
+  tally.joined(b_info, NodeAssignment{2, "b", "", 2, 1, 8, 1, 7001, 0, "g", ""});
   const auto t0 = ClusterTally::Clock::now();
   tally.running(1, t0);
   tally.running(2, t0);
@@ -153,7 +153,7 @@ TEST_CASE("the cluster tally counts each node's acknowledged segments and names 
   CHECK(tally.running_nodes() == 1);
 
   // A restarted 'a' rejoins as a new node; its figures start from zero.
-  tally.joined(a_info, NodeAssignment{3, "a", "", 3, 2, 8, 1, 7001});
+  tally.joined(a_info, NodeAssignment{3, "a", "", 3, 2, 8, 1, 7001, 0, "g", ""});
   tally.running(3, t0);
   tally.weights_delivered("a", 9, 100);  // reaches the new one only
   CHECK(tally.acknowledged(3, 512, 1000, 0, 9));
@@ -186,7 +186,7 @@ TEST_CASE("the cluster tally reports where each node's weights come from and the
   for (uint32_t id = 1; id <= 3; ++id) {
     const std::string name(1, static_cast<char>('a' + id - 1));
     tally.joined(NodeInfo{name, "h", id, 2, 1024, "", 0, 0},
-                 NodeAssignment{id, name, "", id - 1, 1, 8, 1, 7001});
+                 NodeAssignment{id, name, "", id - 1, 1, 8, 1, 7001, 0, "g", ""});
   }
   tally.weights_from(1, "learner");
   tally.weights_from(2, "a");
@@ -218,6 +218,17 @@ TEST_CASE(
   CHECK(node_samplers(c, n) == 3);
   n.samplers = 5;
   CHECK(node_samplers(c, n) == 5);
+}
+
+TEST_CASE("a joining node's samplers go to the env group furthest below its share") {
+  const std::vector<GroupShape> groups = {{"big", 4, 8}, {"small", 1, 4}, {"none", 0, 8}};
+  CHECK(next_group(groups, {0, 0, 0}) == 0);  // all empty: the first
+  CHECK(next_group(groups, {1, 0, 0}) == 1);  // 1/4 of big, 0/1 of small
+  CHECK(next_group(groups, {1, 1, 0}) == 0);  // 1/4 against 1/1
+  CHECK(next_group(groups, {4, 1, 0}) == 0);  // both full: the first of equals
+  CHECK(next_group(groups, {5, 1, 0}) == 1);  // 5/4 against 1/1
+  // A group asking for no samplers gets none, even empty.
+  CHECK(next_group({{"none", 0, 8}, {"one", 1, 8}}, {0, 3}) == 1);
 }
 
 TEST_CASE("a node takes the run's config from the coordinator and keeps its own cluster settings") {

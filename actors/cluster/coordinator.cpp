@@ -11,6 +11,7 @@
 
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
+#include <dvla/actors/support/errors.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
 
@@ -32,6 +33,7 @@ struct CoordinatorState {
   std::string config_text;
   uint32_t next_node = 1;  // 0 is the coordinator's own samplers
   uint32_t next_sampler = 0;
+  std::vector<uint32_t> placed;  // samplers in each env group: the coordinator's and live nodes'
   std::map<uint32_t, Member> members;
   bool started = false;  // the samplers may start: quorum or join timeout
   std::vector<std::pair<uint32_t, caf::typed_response_promise<uint32_t>>> waiting;
@@ -79,17 +81,23 @@ caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo
   a.samplers = node_samplers(s.setup.config.cluster, info);
   a.first_sampler = s.next_sampler;
   s.next_sampler += a.samplers;
-  a.envs_per_sampler = static_cast<uint32_t>(s.setup.config.graph.envs_per_sampler);
+  a.group = next_group(s.setup.groups, s.placed);
+  s.placed[a.group] += a.samplers;
+  const auto& group = s.setup.groups.at(a.group);
+  a.group_name = group.name;
+  a.graph_shape = s.setup.graph_shape;
+  a.envs_per_sampler = group.envs_per_sampler;
   a.replicas = static_cast<uint32_t>(s.setup.config.cluster.node_replicas);
   a.data_port = s.setup.data_port;
   s.members[a.node] = {a, node};
   self->monitor(node);
   fmt::print(stderr,
              "dvla: coordinator: node '{}' (host {}, pid {}, {} cores usable of {}, {} MiB, {} "
-             "GPU(s)) joined as node {}: samplers {}..{} x {} envs, {} replica(s)\n",
+             "GPU(s)) joined as node {}: samplers {}..{} of env group '{}' x {} envs, {} "
+             "replica(s)\n",
              info.name, info.host, info.pid, info.cores, info.topology, info.memory_mib, info.gpus,
-             a.node, a.first_sampler, a.first_sampler + a.samplers - 1, a.envs_per_sampler,
-             a.replicas);
+             a.node, a.first_sampler, a.first_sampler + a.samplers - 1, a.group_name,
+             a.envs_per_sampler, a.replicas);
   caf::anon_send(s.setup.supervisor, join_atom::value, info, a);
   return {a, s.setup.supervisor};
 }
@@ -172,6 +180,7 @@ void on_node_down(self_ptr self, const caf::down_msg& down) {
   for (auto& [id, m] : s.members) {
     if (m.lost || m.released || m.node.address() != down.source) continue;
     m.lost = true;
+    s.placed[m.assignment.group] -= m.assignment.samplers;  // a node that joins next refills it
     route_around(self, id);
     self->send(s.setup.control, lost_atom::value, m.assignment.name);
     caf::anon_send(s.setup.supervisor, lost_atom::value, id,
@@ -213,6 +222,8 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
   s.tree.emplace(s.setup.config.distribution.fanout);
   s.config_text = dump_config(s.setup.config);
   s.next_sampler = static_cast<uint32_t>(s.setup.config.cluster.local_samplers);
+  s.placed.assign(s.setup.groups.size(), 0);
+  s.placed[0] = s.next_sampler;  // the coordinator's own samplers are the first group's
   self->set_down_handler([self](caf::down_msg& down) { on_node_down(self, down); });
   self->delayed_send(self,
                      std::chrono::duration_cast<caf::timespan>(
@@ -237,6 +248,7 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
 }  // namespace
 
 coordinator_actor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup) {
+  if (setup.groups.empty()) throw Failure("coordinator: the graph has no env group");
   return system.spawn(coordinator, std::move(setup));
 }
 

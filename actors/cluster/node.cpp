@@ -43,6 +43,15 @@ node_actor::behavior_type node_agent(node_actor::pointer, caf::actor main) {
 }
 
 // Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
+// Whether the node's graph is the coordinator's (the same env groups, pools and stages): a node
+// hosts part of the coordinator's graph, so it must build the same one.
+Status same_graph(const Graph& graph, const NodeAssignment& a) {
+  if (const auto here = graph_shape(graph); here != a.graph_shape)
+    return Error("this node's graph is not the coordinator's: build the coordinator's graph on "
+                 "every node (here " + here + "; the coordinator's " + a.graph_shape + ")");
+  return Status::ok();
+}
+
 Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(setup.cluster.join_timeout_s);
@@ -132,7 +141,6 @@ class Node {
     auto config = node_config(assignment_, setup_.cluster);
     if (!config) return config.error();
     config_ = std::move(*config);
-    config_.graph.envs_per_sampler = static_cast<int>(assignment_.envs_per_sampler);
     config_.graph.inference_replicas = static_cast<int>(assignment_.replicas);
     log(fmt::format("joined the coordinator at {} as node {}", where(), assignment_.node));
     return Status::ok();
@@ -153,8 +161,8 @@ class Node {
     context.supervisor = caf::actor_cast<caf::actor>(supervisor_);
     context.control_system = &planes_.control();
     context.weights_system = &planes_.weights();
-    context.placement =
-        BuildContext::SamplerPlacement{assignment_.first_sampler, assignment_.samplers};
+    context.placement = BuildContext::SamplerPlacement{
+        assignment_.first_sampler, assignment_.samplers, assignment_.group};
     context.watch = [this](const std::string& name, const caf::actor& a) {
       watched_.add(self_, name, a);
     };
@@ -167,6 +175,7 @@ class Node {
     try {
       const auto graph = setup_.make_graph ? setup_.make_graph(config_)
                                            : graph_of(config_, default_graph_parts(config_));
+      if (auto same = same_graph(graph, assignment_); !same) return same.error();
       graph_ = build_graph(planes_.data(), graph, context);
       if (graph_.placement) {
         log("placement (graph.placement = auto) on " + graph_.placement->topology() + ": " +
@@ -230,10 +239,10 @@ class Node {
     if (!ready) return ready.error();
     start_samplers(graph_);
     const auto& a = assignment_;
-    log(fmt::format("started with weights version {} from {}: samplers {}..{} x {} envs, {} "
-                    "replica(s)",
+    log(fmt::format("started with weights version {} from {}: samplers {}..{} of env group '{}' "
+                    "x {} envs, {} replica(s)",
                     *weights, source->text(), a.first_sampler, a.first_sampler + a.samplers - 1,
-                    a.envs_per_sampler, a.replicas));
+                    a.group_name, a.envs_per_sampler, a.replicas));
     return Status::ok();
   }
 

@@ -53,6 +53,8 @@ struct SupervisorState {
   // A multi-node run (config.cluster.listen set): its nodes, and the doors they join through.
   PlaneSystems* planes = nullptr;
   std::unique_ptr<ClusterTally> cluster;
+  std::vector<GroupShape> groups;  // the graph's env groups, as the coordinator places them
+  std::string graph_shape;         // graph_shape() of the run's graph, which nodes must match
   coordinator_actor coordinator;
   segment_gate_actor gate;
 };
@@ -315,8 +317,7 @@ void on_node_lost(self_ptr self, uint32_t node, const std::string& why) {
 void on_quorum(self_ptr self) {
   auto& s = self->state;
   if (s.cluster && !s.graph.samplers.empty())
-    s.cluster->add_coordinator(static_cast<uint32_t>(s.graph.samplers.size()),
-                               static_cast<uint32_t>(s.config.graph.envs_per_sampler),
+    s.cluster->add_coordinator(static_cast<uint32_t>(s.graph.samplers.size()), s.groups.front(),
                                static_cast<uint32_t>(s.config.graph.inference_replicas));
   start_samplers(s.graph);
 }
@@ -386,6 +387,8 @@ void open_cluster(self_ptr self) {
   c.control = s.control;
   c.data_port = *data_port;
   c.address = s.config.cluster.listen;
+  c.groups = s.groups;
+  c.graph_shape = s.graph_shape;
   s.coordinator = spawn_coordinator(self->system(), c);
   watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
   auto control_port = planes.publish(s.coordinator, listen->host, listen->port);
@@ -442,6 +445,10 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   if (!cluster) return start(s.graph);
   // The learner publishes its first weights now; samplers start once the nodes are in.
   caf::anon_send(s.graph.trainer, start_atom::value);
+  for (const auto& g : graph.env_groups)
+    s.groups.push_back({g.name, static_cast<uint32_t>(g.samplers),
+                        static_cast<uint32_t>(g.envs_per_sampler)});
+  s.graph_shape = graph_shape(graph);
   open_cluster(self);
 }
 

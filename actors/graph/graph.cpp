@@ -97,6 +97,20 @@ Status check(const Graph& g, const Config& config) {
   return Status::ok();
 }
 
+std::string graph_shape(const Graph& g) {
+  std::string text = "env groups:";
+  for (const auto& e : g.env_groups)
+    text += std::string(&e == &g.env_groups.front() ? " '" : ", '") + e.name + "' (" + std::to_string(e.envs_per_sampler) + " envs per sampler, pool '" +
+            (!e.inference_pool.empty()      ? e.inference_pool
+             : g.inference_pools.empty() ? std::string()
+                                         : g.inference_pools.front().name) +
+            "')";
+  text += "; stages:";
+  for (const auto& s : g.stages) text += " '" + s->name + "'";
+  if (g.stages.empty()) text += " none";
+  return text;
+}
+
 void add_stage(Graph& graph, std::string name,
                std::function<actors::stage_actor(caf::actor_system&)> spawn) {
   graph.stages.push_back(

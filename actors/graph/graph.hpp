@@ -70,4 +70,8 @@ Graph default_graph(const Config& config);
 // Whether `graph` can run with `config`: the error names the piece that cannot, and why.
 Status check(const Graph& graph, const Config& config);
 
+// What every process of a multi-node run must agree on, in words: each env group's name, envs per
+// sampler and pool, and the stages in order (not sampler or replica counts: nodes differ in size).
+std::string graph_shape(const Graph& graph);
+
 }  // namespace dvla

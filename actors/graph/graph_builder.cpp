@@ -209,11 +209,17 @@ void build_evaluator(Builder& b) {
   b.built.evaluator = b.watch(spawn_evaluator(b.system, e), e.name);
 }
 
-void build_user_actors(Builder& b) {
+// The user's stages, spawned in each process that hosts samplers: a segment passes them before it
+// leaves for the learner (across nodes: before the uplink), so they see it where it was made.
+void build_stages(Builder& b) {
   for (const auto& stage : b.graph.stages) {
     const auto name = "stage/" + stage->name;
     b.stages.emplace_back(name, b.watch(stage->spawn(b.system), name));
   }
+}
+
+// The user's observers, beside the supervisor (they receive its reports).
+void build_observers(Builder& b) {
   for (const auto& observer : b.graph.observers) {
     const auto name = "observer/" + observer->name;
     b.built.observers.push_back(b.watch(observer->spawn(b.system), name));
@@ -225,7 +231,7 @@ std::pair<uint32_t, uint32_t> samplers_here(const Builder& b, size_t group, uint
   const auto& placement = b.context.placement;
   const auto all = static_cast<uint32_t>(b.graph.env_groups[group].samplers);
   if (!placement) return {next_id, all};
-  return {placement->first_id, group == 0 ? placement->count : 0};
+  return {placement->first_id, group == placement->group ? placement->count : 0};
 }
 
 void build_samplers(Builder& b) {
@@ -308,11 +314,11 @@ void plan_placement(Builder& b) {
 
 BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const BuildContext& context) {
   if (auto ok = check(graph, context.config); !ok) throw Failure(ok.error());
-  if (context.placement && (graph.env_groups.size() > 1 || !graph.stages.empty()))
-    throw Failure(
-        "a multi-node run places the samplers of one env group, with no stages: this graph has " +
-        std::to_string(graph.env_groups.size()) + " env group(s) and " +
-        std::to_string(graph.stages.size()) + " stage(s); run it in one process");
+  if (context.placement && context.placement->group >= graph.env_groups.size())
+    throw Failure("this process's samplers are placed in env group " +
+                  std::to_string(context.placement->group) + " but its graph has " +
+                  std::to_string(graph.env_groups.size()) +
+                  " env group(s): build the coordinator's graph on every node");
   Builder b(system, graph, context);
   plan_placement(b);
   build_learner(b);
@@ -320,8 +326,9 @@ BuiltGraph build_graph(caf::actor_system& system, const Graph& graph, const Buil
   if (!b.node_part()) {
     build_trainer(b);
     build_evaluator(b);
-    build_user_actors(b);
+    build_observers(b);
   }
+  build_stages(b);  // where segments are made: on every node with samplers too
   build_samplers(b);
   return std::move(b.built);
 }

@@ -54,12 +54,14 @@ struct BuildContext {
   // Where the distributor lives (the weights plane's actor system); null: `system`.
   caf::actor_system* weights_system = nullptr;
 
-  // A multi-node run (actors/cluster/) places the first env group's samplers: this process hosts
-  // `count` of them, with ids from `first_id`. They have no env-step budget of their own: the
-  // supervisor ends the run on the total the learner acknowledged. Empty: the whole graph here.
+  // A multi-node run (actors/cluster/) places samplers of one env group here: this process hosts
+  // `count` of group `group`'s, with ids from `first_id`. They have no env-step budget of their
+  // own: the supervisor ends the run on the total the learner acknowledged. Empty: the whole graph
+  // here.
   struct SamplerPlacement {
     uint32_t first_id = 0;
     uint32_t count = 0;
+    uint32_t group = 0;
   };
   std::optional<SamplerPlacement> placement;
   // Set on a node of a multi-node run, which builds only its part (inference replicas, the

@@ -18,7 +18,8 @@ typename Inspector::result_type inspect(Inspector& f, NodeInfo& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, NodeAssignment& x) {
   return f(caf::meta::type_name("dvla::NodeAssignment"), x.node, x.name, x.config_text,
-           x.first_sampler, x.samplers, x.envs_per_sampler, x.replicas, x.data_port);
+           x.first_sampler, x.samplers, x.envs_per_sampler, x.replicas, x.data_port, x.group,
+           x.group_name, x.graph_shape);
 }
 
 template <class Inspector>

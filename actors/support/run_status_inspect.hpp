@@ -43,7 +43,7 @@ typename Inspector::result_type inspect(Inspector& f, GroupStatus& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, NodeStatus& x) {
   return f(caf::meta::type_name("dvla::NodeStatus"), x.id, x.name, x.host, x.state, x.cores, x.gpus,
-           x.samplers, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
+           x.samplers, x.group, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
            x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weights_from, x.weight_updates,
            x.weight_bytes, x.control_rtt_us, x.start_version, x.first_segment_version, x.lost_reason);
 }

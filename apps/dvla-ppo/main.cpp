@@ -49,6 +49,7 @@ json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
                  {"cores", n.cores},
                  {"gpus", n.gpus},
                  {"samplers", n.samplers},
+                 {"group", n.group},
                  {"envs", n.envs},
                  {"replicas", n.replicas},
                  {"env_steps", n.env_steps},

@@ -7,14 +7,15 @@
 
 namespace dvla {
 
-void ClusterTally::add_coordinator(uint32_t samplers, uint32_t envs_per_sampler, uint32_t replicas,
+void ClusterTally::add_coordinator(uint32_t samplers, const GroupShape& group, uint32_t replicas,
                                    Clock::time_point now) {
   auto& n = nodes_[0];
   n.status.id = 0;
   n.status.name = "coordinator";
   n.status.state = "running";
   n.status.samplers = samplers;
-  n.status.envs = samplers * envs_per_sampler;
+  n.status.group = group.name;
+  n.status.envs = samplers * group.envs_per_sampler;
   n.status.replicas = replicas;
   n.started = now;
 }
@@ -29,6 +30,7 @@ void ClusterTally::joined(const NodeInfo& info, const NodeAssignment& a) {
   n.status.cores = info.cores;
   n.status.gpus = info.gpus;
   n.status.samplers = a.samplers;
+  n.status.group = a.group_name;
   n.status.envs = a.samplers * a.envs_per_sampler;
   n.status.replicas = a.replicas;
   n.first_sampler = a.first_sampler;

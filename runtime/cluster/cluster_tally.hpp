@@ -20,7 +20,7 @@ class ClusterTally {
   using Clock = std::chrono::steady_clock;
 
   // The coordinator's own samplers, when it hosts some: node 0.
-  void add_coordinator(uint32_t samplers, uint32_t envs_per_sampler, uint32_t replicas,
+  void add_coordinator(uint32_t samplers, const GroupShape& group, uint32_t replicas,
                        Clock::time_point now = Clock::now());
   void joined(const NodeInfo& info, const NodeAssignment& assignment);
   // Its samplers took their first step: its rate counts from here.

@@ -1,9 +1,10 @@
 #pragma once
 // NodeAssignment: the coordinator's answer to a node that joins — the run's config and the part of
-// the graph the node hosts: its samplers (ids first_sampler...), their envs, its inference
-// replicas; and where the data plane listens.
+// the graph the node hosts: its samplers (ids first_sampler...) of one env group, their envs, its
+// inference replicas; and where the data plane listens.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <dvla/core/expected.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
@@ -20,7 +21,22 @@ struct NodeAssignment {
   uint32_t envs_per_sampler = 0;
   uint32_t replicas = 0;
   uint16_t data_port = 0;  // the coordinator's data plane, on the host the node dialled
+  uint32_t group = 0;       // the env group (index in the graph) its samplers belong to
+  std::string group_name;   // that group's name, for the log
+  std::string graph_shape;  // the coordinator's graph_shape(): a node must build the same graph
 };
+
+// One env group of the run's graph as the coordinator places it on nodes.
+struct GroupShape {
+  std::string name;
+  uint32_t samplers = 0;  // what the graph asks for: the groups' shares of the nodes' samplers
+  uint32_t envs_per_sampler = 0;
+};
+
+// The group a joining node's samplers go to: the one furthest below its share (samplers placed
+// so far over the samplers the graph asks for), the first of equals. `placed` has one count per
+// group.
+uint32_t next_group(const std::vector<GroupShape>& groups, const std::vector<uint32_t>& placed);
 
 // How many samplers a node hosts: what it asked for, else cluster.node_samplers, else half its
 // cores (at least one).

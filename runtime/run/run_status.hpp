@@ -49,6 +49,7 @@ struct NodeStatus {
   std::string name, host;
   std::string state;  // joining | running | lost
   uint32_t cores = 0, gpus = 0, samplers = 0, envs = 0, replicas = 0;
+  std::string group;  // the env group its samplers belong to
   uint64_t env_steps = 0;
   double steps_per_second = 0;  // since it started
   uint64_t segments = 0, segment_bytes = 0;
