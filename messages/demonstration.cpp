@@ -27,6 +27,9 @@ Expected<DatasetHeader> read(const DatasetHeaderFrame& f) {
         m.version = r.getVersion();
         if (m.format != DatasetHeader::format_name)
           codec::malformed("format '" + m.format + "' is not " + DatasetHeader::format_name);
+        if (m.version == 1)
+          codec::malformed("format version 1 (an older dvla's, without an episode count and "
+                           "checksum): record the dataset again");
         if (m.version != DatasetHeader::current_version)
           codec::malformed("version " + std::to_string(m.version) + " is not " +
                            std::to_string(DatasetHeader::current_version));
@@ -36,6 +39,27 @@ Expected<DatasetHeader> read(const DatasetHeaderFrame& f) {
         m.image_size = r.getImageSize();
         m.front_camera = r.getFrontCamera();
         m.wrist_camera = r.getWristCamera();
+        return m;
+      });
+}
+
+DatasetFooterFrame build(const DatasetFooter& m) {
+  return DatasetFooterFrame(
+      codec::encode<schema::DatasetFooter>(64, [&](schema::DatasetFooter::Builder b) {
+        b.setMagic(DatasetFooter::magic_text);
+        b.setEpisodes(m.episodes);
+        b.setChecksum(m.checksum);
+      }));
+}
+
+Expected<DatasetFooter> read(const DatasetFooterFrame& f) {
+  return codec::decode<schema::DatasetFooter>(
+      f.bytes(), f.kind, [](schema::DatasetFooter::Reader r) {
+        if (codec::text(r.getMagic()) != DatasetFooter::magic_text)
+          codec::malformed("it is not a dataset footer");
+        DatasetFooter m;
+        m.episodes = r.getEpisodes();
+        m.checksum = r.getChecksum();
         return m;
       });
 }

@@ -26,6 +26,7 @@ enum class Kind : uint8_t {
   dataset_header,
   demonstration,
   weight_chunk,
+  dataset_footer,
 };
 
 }  // namespace dvla::msg
@@ -34,7 +35,7 @@ namespace dvla {
 
 template <>
 struct EnumNames<msg::Kind> {
-  static constexpr std::array<std::pair<msg::Kind, std::string_view>, 10> names{
+  static constexpr std::array<std::pair<msg::Kind, std::string_view>, 11> names{
       {{msg::Kind::observation_batch, "observation batch"},
        {msg::Kind::action_batch, "action batch"},
        {msg::Kind::trajectory_segment, "trajectory segment"},
@@ -44,7 +45,8 @@ struct EnumNames<msg::Kind> {
        {msg::Kind::metrics, "metrics"},
        {msg::Kind::dataset_header, "dataset header"},
        {msg::Kind::demonstration, "demonstration"},
-       {msg::Kind::weight_chunk, "weight chunk"}}};
+       {msg::Kind::weight_chunk, "weight chunk"},
+       {msg::Kind::dataset_footer, "dataset footer"}}};
 };
 
 }  // namespace dvla
@@ -105,5 +107,6 @@ using ControlFrame = Frame<Kind::control_command>;
 using MetricsFrame = Frame<Kind::metrics>;
 using DatasetHeaderFrame = Frame<Kind::dataset_header>;
 using DemonstrationFrame = Frame<Kind::demonstration>;
+using DatasetFooterFrame = Frame<Kind::dataset_footer>;
 
 }  // namespace dvla::msg

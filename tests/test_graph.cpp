@@ -14,6 +14,7 @@
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/envs/env_config.hpp>
+#include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
@@ -226,6 +227,31 @@ TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version 
   CHECK(s2.episodes > s1.episodes);
   CHECK(CheckpointStore::latest(logdir).value() == second->checkpoint);
   CHECK(load_checkpoint(second->checkpoint).value().state.version == s2.version);
+}
+
+TEST_CASE("checkpoint saves that fail are reported and the run goes on; no weights are lost") {
+  const std::string logdir = "test_graph_failing_saves";
+  std::filesystem::remove_all(logdir);
+  // `latest` cannot be written: a directory (not empty) stands where the file goes. Every save
+  // writes its checkpoint and then fails naming it.
+  std::filesystem::create_directories(logdir + "/checkpoints/latest/in-the-way");
+  Config config;
+  config.run.seed = 3;
+  config.run.max_env_steps = 8'000;
+  config.run.logdir = logdir;
+  config.run.checkpoint_every = 2;
+  config.run.eval_episodes = 0;
+  auto result = train(config, default_graph_parts(config));
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  CHECK(s.env_steps >= 8'000);   // the run went on to its budget
+  CHECK(s.checkpoint_failures >= 2);  // periodic ones and the final one
+  CHECK_MESSAGE(s.checkpoint_error.find("latest") != std::string::npos, s.checkpoint_error);
+  CHECK(result->checkpoint.empty());  // the final save failed too ...
+  auto final_weights = msg::read(result->weights);  // ... but its weights came back
+  REQUIRE(final_weights);
+  CHECK(final_weights->version > 0);  // trained weights, not the initial ones
+  std::filesystem::remove_all(logdir);
 }
 
 TEST_CASE("the learning-rate schedule counts versions or samples trained, as configured") {

@@ -62,14 +62,40 @@ TEST_CASE("a recorded dataset reads back intact, and damage is named") {
     CHECK(d.observations.instructions.shape == std::vector<int64_t>{d.steps(), 12});
     CHECK(d.actions.shape == std::vector<int64_t>{d.steps(), 7});
   }
-  // Cut the file inside its second episode.
   std::ifstream in(dataset(), std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string cut = "test_sft_cut.dvla";
-  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2 / 8 * 8);
-  auto broken = read_demonstrations(cut);
-  REQUIRE_FALSE(broken);
-  CHECK(broken.error().message().find("dataset 'test_sft_cut.dvla', message") == 0);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string damaged = "test_sft_damaged.dvla";
+  auto read_back = [&](const std::string& content) {
+    std::ofstream(damaged, std::ios::binary | std::ios::trunc) << content;
+    auto r = read_demonstrations(damaged);
+    return r ? std::string("(it read)") : r.error().message();
+  };
+  // Cut at any byte, message boundaries included (the file then ends with an episode), it is
+  // refused naming the file: never fewer episodes without a word.
+  std::vector<size_t> cuts = {0, 1, 8, bytes.size() - 8, bytes.size() - 1};
+  for (size_t at = 7; at < bytes.size(); at += bytes.size() / 61) cuts.push_back(at);
+  // The message boundaries: before the footer, and before each episode counted from the end.
+  size_t boundary = bytes.size() - msg::build(msg::DatasetFooter{}).size();
+  cuts.push_back(boundary);
+  for (auto f = set->frames.rbegin(); f != set->frames.rend(); ++f)
+    cuts.push_back(boundary -= f->size());
+  for (size_t at : cuts) {
+    CAPTURE(at);
+    const auto error = read_back(bytes.substr(0, at));
+    CHECK_MESSAGE(error.find("dataset 'test_sft_damaged.dvla'") == 0, error);
+  }
+  // A byte changed anywhere.
+  for (size_t at : {size_t{40}, bytes.size() / 2, bytes.size() - 40}) {
+    CAPTURE(at);
+    std::string changed = bytes;
+    changed[at] = static_cast<char>(changed[at] ^ 0x10);
+    const auto error = read_back(changed);
+    CHECK_MESSAGE(error.find("dataset 'test_sft_damaged.dvla'") == 0, error);
+  }
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x10);
+  CHECK(read_back(flipped).find("is damaged: its bytes do not match the checksum") !=
+        std::string::npos);
   auto missing = read_demonstrations("no/such.dvla");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message() == "cannot read dataset 'no/such.dvla'");
@@ -198,7 +224,7 @@ TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters
   const std::string dir = "test_sft_checkpoint";
   fs::remove_all(dir);
   REQUIRE(save_checkpoint(dir, config, flat.to_frame(42), state,
-                          [&](const std::string& p) { return save_optimizer(adam, p); }));
+                          [&] { return optimizer_bytes(adam); }));
   auto loaded = load_checkpoint(dir);
   REQUIRE_MESSAGE(loaded, loaded.error().message());
   CHECK(loaded->state.version == 42);

@@ -102,9 +102,19 @@ void to_observers(self_ptr self, const Frame& frame) {
   for (const auto& o : self->state.graph.observers) self->send(o, frame);
 }
 
+// A save that failed (a full disk, an unwritable logdir): counted, logged; the caller decides
+// whether the run goes on.
+void checkpoint_failed(self_ptr self, const std::string& why) {
+  auto& s = status(self);
+  ++s.checkpoint_failures;
+  s.checkpoint_error = why;
+  fmt::print(stderr, "dvla: saving a checkpoint failed ({} so far): {}\n", s.checkpoint_failures,
+             why);
+}
+
 // Has the trainer save a checkpoint of its latest version; `saved` gets its directory and
-// weights, `failed` the error. Control requests to the trainer are urgent: they overtake the
-// segments queued in its mailbox.
+// weights, `failed` the error (counted and logged first). Control requests to the trainer are
+// urgent: they overtake the segments queued in its mailbox.
 template <class OnSaved, class OnError>
 void request_checkpoint(self_ptr self, OnSaved saved, OnError failed) {
   auto& s = self->state;
@@ -116,7 +126,10 @@ void request_checkpoint(self_ptr self, OnSaved saved, OnError failed) {
             status(self).last_checkpoint = dir;
             saved(dir, w);
           },
-          std::move(failed));
+          [self, failed](caf::error& e) mutable {
+            checkpoint_failed(self, describe(e));
+            failed(e);
+          });
 }
 
 // Answers the commands an evaluation was run for: their ids, or the error.
@@ -202,7 +215,10 @@ void snapshot_if_due(self_ptr self, uint64_t version) {
                                             const msg::WeightsFrame& weights) {
           if (evaluation) evaluate(self, weights, dir);
         },
-        [self](caf::error& e) { fail(self, "saving a checkpoint failed: " + describe(e)); });
+        // The run goes on (the next save tries again); the evaluation due takes the latest weights.
+        [self, evaluation = due.evaluation](caf::error&) {
+          if (evaluation) evaluate_latest(self);
+        });
   } else if (due.evaluation) {
     evaluate_latest(self);
   }

@@ -127,10 +127,16 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
     if (!weights) return weights.error();
     result.weights = *weights;
   } else {
-    auto saved = final_checkpoint(self, supervisor, timeout_s);
-    if (!saved) return saved.error();
-    std::tie(result.checkpoint, result.weights) = *saved;
-    status = poll(self, supervisor, timeout_s);  // naming that checkpoint
+    // A final save that fails (the supervisor logged why) loses no weights: they are returned
+    // without a checkpoint, and the status says the save failed.
+    if (auto saved = final_checkpoint(self, supervisor, timeout_s)) {
+      std::tie(result.checkpoint, result.weights) = *saved;
+    } else {
+      auto weights = final_weights(self, supervisor, timeout_s);
+      if (!weights) return weights.error().within(saved.error().message());
+      result.weights = *weights;
+    }
+    status = poll(self, supervisor, timeout_s);  // naming that checkpoint, or its failure
     if (!status) return status.error();
   }
   result.status = *status;

@@ -134,9 +134,8 @@ Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint6
   state.samples_trained = s.samples_trained;
   state.episodes = episodes;
   state.rng_state = s.learner->rng_state();
-  return s.checkpoints->save(s.setup.config, s.published, state, [&](const std::string& path) {
-    return save_optimizer(s.learner->optimizer(), path);
-  });
+  return s.checkpoints->save(s.setup.config, s.published, state,
+                             [&] { return optimizer_bytes(s.learner->optimizer()); });
 }
 
 void deliver(TrainerState& s, PendingCheckpoint& p) {

@@ -2,6 +2,8 @@
 // run from its checkpoints, or only evaluates a checkpoint.
 #include <fmt/core.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -93,6 +95,8 @@ json status_json(const RunStatus& s) {
             {"samples_trained", s.samples_trained},
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
+            {"checkpoint_failures", s.checkpoint_failures},
+            {"checkpoint_error", s.checkpoint_error},
             {"evaluations", s.evaluations},
             {"control_rtt_us",
              {{"rounds", s.control.rounds},
@@ -182,12 +186,19 @@ class ProgressLog {
     if (!logdir.empty())
       out_.open(fs::path(logdir) / "progress.jsonl", append ? std::ios::app : std::ios::trunc);
   }
+  // Flushed per row (a killed run keeps every row it wrote); a failed write is said once.
   void write(const RunStatus& s) {
-    if (out_) out_ << status_json(s).dump() << "\n" << std::flush;
+    if (!out_.is_open() || failed_) return;
+    out_ << status_json(s).dump() << "\n" << std::flush;
+    if (out_) return;
+    failed_ = true;
+    fmt::print(stderr, "dvla-ppo: writing progress.jsonl failed ({}); the run goes on without it\n",
+               std::strerror(errno));
   }
 
  private:
   std::ofstream out_;
+  bool failed_ = false;
 };
 
 // Success means something only for envs with tasks (the tabletop suite), not for CartPole.
@@ -246,18 +257,28 @@ int evaluate_only(const dvla::apps::PpoOptions& options) {
   return 0;
 }
 
-// --resume: the run's latest checkpoint, which must leave env steps to train.
-dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(const std::string& logdir,
-                                                                     const Config& config) {
-  auto dir = dvla::CheckpointStore::latest(logdir);
-  if (!dir) return dir.error();
-  auto checkpoint = dvla::load_checkpoint(*dir);
+// --resume: the run's newest whole checkpoint (a damaged newer one is skipped, named), which must
+// leave env steps to train and hold the optimizer's state unless --fresh-optimizer.
+dvla::Expected<std::shared_ptr<const dvla::Checkpoint>> resume_point(
+    const std::string& logdir, const Config& config, bool fresh_optimizer) {
+  auto checkpoint = dvla::CheckpointStore::latest_valid(
+      logdir, [](const std::string& dir, const dvla::Error& why) {
+        fmt::print(stderr, "dvla-ppo: --resume skips {}: {}\n", dir, why.message());
+      });
   if (!checkpoint) return checkpoint.error();
+  const auto& dir = checkpoint->dir;
   if (checkpoint->state.env_steps >= config.run.max_env_steps)
-    return dvla::Error("'" + *dir + "' already has " + std::to_string(checkpoint->state.env_steps) +
+    return dvla::Error("'" + dir + "' already has " + std::to_string(checkpoint->state.env_steps) +
                        " env steps of max_env_steps " + std::to_string(config.run.max_env_steps) +
                        "; raise --max-env-steps to train on");
-  fmt::print("dvla-ppo: resuming from {} (version {}, {} env steps)\n", *dir,
+  if (checkpoint->optimizer_path.empty()) {
+    if (!fresh_optimizer)
+      return dvla::Error("'" + dir +
+                         "' has no optimizer state (optimizer.pt); --fresh-optimizer resumes "
+                         "with a fresh one");
+    fmt::print(stderr, "dvla-ppo: {} has no optimizer state: a fresh optimizer starts\n", dir);
+  }
+  fmt::print("dvla-ppo: resuming from {} (version {}, {} env steps)\n", dir,
              checkpoint->state.version, checkpoint->state.env_steps);
   return std::make_shared<const dvla::Checkpoint>(std::move(*checkpoint));
 }
@@ -274,7 +295,7 @@ int train(const dvla::apps::PpoOptions& options) {
   const auto& logdir = config.run.logdir;
   std::shared_ptr<const dvla::Checkpoint> resume;
   if (!options.resume.empty()) {
-    auto point = resume_point(options.resume, config);
+    auto point = resume_point(options.resume, config, options.fresh_optimizer);
     if (!point) return fail(point.error().message());
     resume = *point;
   }
@@ -357,6 +378,9 @@ int train(const dvla::apps::PpoOptions& options) {
   if (!config.run.trace.empty()) fmt::print("trace: {}\n", config.run.trace);
   print_evaluation(*eval);
   if (!result->checkpoint.empty()) fmt::print("checkpoint: {}\n", result->checkpoint);
+  if (s.checkpoint_failures > 0)
+    fmt::print("checkpoint saves that failed: {} (the last: {}){}\n", s.checkpoint_failures,
+               s.checkpoint_error, result->checkpoint.empty() ? "; the final one too" : "");
   json summary = status_json(s);
   summary["lane_busy"] = dvla::apps::lane_busy_json(result->lanes);
   summary["lanes"] = dvla::apps::lanes_json(result->lanes);

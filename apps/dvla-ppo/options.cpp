@@ -68,6 +68,8 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
     }
     if (flag == "--json") {
       options.json = true;
+    } else if (flag == "--fresh-optimizer") {
+      options.fresh_optimizer = true;
     } else if (flag == "--config") {
       auto v = line.value_of(flag);
       if (!v) return v.error();
@@ -96,6 +98,8 @@ Expected<PpoOptions> parse_ppo_options(int argc, char** argv) {
       return Error("unknown flag '" + flag + "'");
     }
   }
+  if (options.fresh_optimizer && options.resume.empty())
+    return Error("--fresh-optimizer is for --resume (a new run starts a fresh optimizer anyway)");
   if (auto s = load_base_config(options); !s) return s.error();
   if (!config_file.empty())
     if (auto s = load_config_file(options.config, config_file); !s) return s.error();
@@ -134,7 +138,11 @@ std::string ppo_help() {
       "                          checkpoints/ (every checkpoint.every versions and at the end)\n"
       "  --resume DIR            continue the run in logdir DIR from its latest checkpoint:\n"
       "                          its config, then the flags given (raise --max-env-steps to\n"
-      "                          train longer); version, counters and curve go on\n"
+      "                          train longer); version, counters and curve go on. A damaged\n"
+      "                          newest checkpoint is skipped (named, with the reason) for\n"
+      "                          the newest whole one\n"
+      "  --fresh-optimizer       with --resume: go on from a checkpoint that has no optimizer\n"
+      "                          state with a fresh one (else that is an error)\n"
       "  --eval CHECKPOINT       only evaluate a checkpoint (or a run directory's best) on\n"
       "                          eval.episodes of the evaluation states\n"
       "  --trace FILE            trace: write every lane's spans as Chrome trace-event JSON\n"

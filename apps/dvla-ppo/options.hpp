@@ -12,6 +12,8 @@ struct PpoOptions {
   std::string resume;  // --resume: a run directory to continue (its logdir)
   std::string eval;    // --eval: a checkpoint (or run directory) to evaluate, no training
   bool json = false;   // last stdout line: the summary as one JSON object
+  // --fresh-optimizer: resume from a checkpoint without optimizer state (else that is an error)
+  bool fresh_optimizer = false;
   bool help = false;
 };
 

@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <utility>
 
 #include <dvla/runtime/checkpoints/weights_file.hpp>
+#include <dvla/runtime/storage/durable_file.hpp>
+#include <dvla/runtime/storage/manifest.hpp>
 
 namespace dvla {
 namespace fs = std::filesystem;
@@ -16,16 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 Status write_text(const fs::path& path, const std::string& text) {
-  const auto temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    if (!out) return Error("cannot write '" + temporary + "'");
-  }
-  std::error_code ec;
-  fs::rename(temporary, path, ec);
-  if (ec) return Error("cannot move '" + temporary + "' into place: " + ec.message());
-  return Status::ok();
+  return write_file_durably(path.string(), text);
 }
 
 Expected<std::string> read_text(const fs::path& path) {
@@ -95,32 +89,83 @@ Expected<std::vector<uint8_t>> from_hex(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// One file of a checkpoint, as the bytes to write.
+struct CheckpointFile {
+  std::string name;
+  std::string_view bytes;
+};
+
+// Writes each file, then the manifest: its presence says the others are whole.
+Status write_files(const fs::path& dir, const std::vector<CheckpointFile>& files) {
+  Manifest manifest;
+  for (const auto& f : files) {
+    if (auto s = write_file_durably((dir / f.name).string(), f.bytes); !s) return s;
+    manifest.push_back(manifest_entry(f.name, f.bytes.data(), f.bytes.size()));
+  }
+  return write_manifest(dir.string(), manifest);
+}
+
+// Swaps the complete directory in: a reader sees the old checkpoint or the new one, never half.
+Status swap_into_place(const fs::path& temporary, const fs::path& target) {
+  const fs::path previous(target.string() + ".old");
+  std::error_code ec;
+  fs::remove_all(previous, ec);
+  if (fs::exists(target)) {
+    fs::rename(target, previous, ec);
+    if (ec) return Error("cannot move the previous '" + target.string() + "' aside: " + ec.message());
+  }
+  fs::rename(temporary, target, ec);
+  if (ec) return Error("cannot move '" + temporary.string() + "' into place: " + ec.message());
+  fs::remove_all(previous, ec);
+  const auto parent = target.parent_path();
+  return sync_directory(parent.empty() ? "." : parent.string());
+}
+
+}  // namespace
+
 Status save_checkpoint(const std::string& dir, const Config& config,
                        const msg::WeightsFrame& weights, const CheckpointState& state,
-                       const std::function<Status(const std::string&)>& save_optimizer) {
-  const fs::path target(dir), temporary(dir + ".tmp"), previous(dir + ".old");
+                       const std::function<Expected<std::string>()>& optimizer_state) {
+  std::string optimizer;
+  if (optimizer_state) {
+    auto bytes = optimizer_state();
+    if (!bytes) return bytes.error().within("saving checkpoint '" + dir + "'");
+    optimizer = std::move(*bytes);
+  }
+  const std::string config_text = dump_config(config);
+  const std::string state_text = to_json(state).dump(2) + "\n";
+  std::vector<CheckpointFile> files = {
+      {"config.txt", config_text},
+      {"weights", {reinterpret_cast<const char*>(weights.data()), weights.size()}}};
+  if (optimizer_state) files.push_back({"optimizer.pt", optimizer});
+  files.push_back({"state.json", state_text});
+  uint64_t bytes = 64 * 1024;  // the manifest and the file system's own blocks
+  for (const auto& f : files) bytes += f.bytes.size();
+
+  const fs::path target(dir), temporary(dir + ".tmp");
   std::error_code ec;
   fs::remove_all(temporary, ec);
   fs::create_directories(temporary, ec);
-  if (ec) return Error("cannot create '" + temporary.string() + "': " + ec.message());
-  if (auto s = write_text(temporary / "config.txt", dump_config(config)); !s) return s;
-  if (auto s = save_weights((temporary / "weights").string(), weights); !s) return s;
-  if (save_optimizer)
-    if (auto s = save_optimizer((temporary / "optimizer.pt").string()); !s) return s;
-  if (auto s = write_text(temporary / "state.json", to_json(state).dump(2) + "\n"); !s) return s;
-  // Swap the complete directory in; a reader sees the old checkpoint or the new one, never half.
-  fs::remove_all(previous, ec);
-  if (fs::exists(target)) fs::rename(target, previous, ec);
-  fs::rename(temporary, target, ec);
-  if (ec) return Error("cannot move checkpoint into place at '" + dir + "': " + ec.message());
-  fs::remove_all(previous, ec);
+  Status saved = Status::ok();
+  if (ec) saved = Error("cannot create '" + temporary.string() + "': " + ec.message());
+  if (saved) saved = require_free_space(temporary.string(), bytes, "the checkpoint");
+  if (saved) saved = write_files(temporary, files);
+  if (saved) saved = swap_into_place(temporary, target);
+  if (!saved) {
+    fs::remove_all(temporary, ec);  // nothing half-written stays behind
+    return saved.error().within("saving checkpoint '" + dir + "'");
+  }
   return Status::ok();
 }
 
 Expected<Checkpoint> load_checkpoint(const std::string& dir) {
   const fs::path root(dir);
   if (!fs::is_directory(root)) return Error("checkpoint '" + dir + "' is not a directory");
+  if (auto whole = verify_manifest(dir); !whole) return whole.error().within("checkpoint '" + dir + "'");
   Checkpoint c;
+  c.dir = dir;
   if (auto s = load_config_file(c.config, (root / "config.txt").string()); !s) return s.error();
   if (auto s = validate(c.config); !s) return s.error().within("checkpoint '" + dir + "'");
   auto weights = load_weights((root / "weights").string());
@@ -143,11 +188,14 @@ Expected<std::string> resolve_checkpoint(const std::string& path) {
 
 Expected<std::string> CheckpointStore::save(
     const Config& config, const msg::WeightsFrame& weights, const CheckpointState& state,
-    const std::function<Status(const std::string&)>& save_optimizer) {
+    const std::function<Expected<std::string>()>& optimizer_state) {
   char name[32];
   std::snprintf(name, sizeof(name), "v%08llu", static_cast<unsigned long long>(state.version));
   const fs::path dir = fs::path(root_) / name;
-  if (auto s = save_checkpoint(dir.string(), config, weights, state, save_optimizer); !s)
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  remove_leftovers();
+  if (auto s = save_checkpoint(dir.string(), config, weights, state, optimizer_state); !s)
     return s.error();
   if (auto s = write_text(fs::path(root_) / "latest", name); !s) return s.error();
   if (auto s = update_best(name, state.eval_success, state.eval_mean_return); !s) return s.error();
@@ -175,7 +223,10 @@ Status CheckpointStore::record_evaluation(const std::string& dir, double success
   if (!state) return state.error();
   state->eval_success = success;
   state->eval_mean_return = mean_return;
-  if (auto s = write_text(path / "state.json", to_json(*state).dump(2) + "\n"); !s) return s;
+  const auto text = to_json(*state).dump(2) + "\n";
+  if (auto s = write_text(path / "state.json", text); !s) return s;
+  if (auto s = update_manifest(dir, manifest_entry("state.json", text.data(), text.size())); !s)
+    return s.error().within("checkpoint '" + dir + "'");
   if (auto s = update_best(path.filename().string(), success, mean_return); !s) return s;
   return prune();
 }
@@ -193,6 +244,44 @@ Status CheckpointStore::prune() {
   for (size_t i = 0; i + keep < versions.size(); ++i)
     if (versions[i] != best) fs::remove_all(fs::path(root_) / versions[i], ec);
   return Status::ok();
+}
+
+// What a save that was killed left behind: v*.tmp (never complete) and v*.old whose checkpoint is
+// in place (a kill between the two renames leaves only the .old: that one is kept).
+void CheckpointStore::remove_leftovers() const {
+  const auto ends = [](const std::string& path, const std::string& tail) {
+    return path.size() > tail.size() &&
+           path.compare(path.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::vector<fs::path> leftovers;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    const auto path = entry.path().string();
+    if (ends(path, ".tmp") || (ends(path, ".old") && fs::exists(path.substr(0, path.size() - 4))))
+      leftovers.push_back(entry.path());
+  }
+  for (const auto& path : leftovers) fs::remove_all(path, ec);
+}
+
+Expected<Checkpoint> CheckpointStore::latest_valid(const std::string& logdir,
+                                                   const SkippedCheckpoint& skipped) {
+  const fs::path root = fs::path(logdir) / "checkpoints";
+  std::vector<std::string> versions;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const auto name = entry.path().filename().string();
+    if (entry.is_directory() && name.size() == 9 && name[0] == 'v') versions.push_back(name);
+  }
+  if (ec || versions.empty()) return Error("'" + logdir + "' has no checkpoints");
+  std::sort(versions.rbegin(), versions.rend());
+  std::string reasons;
+  for (const auto& v : versions) {
+    auto checkpoint = load_checkpoint((root / v).string());
+    if (checkpoint) return checkpoint;
+    if (skipped) skipped((root / v).string(), checkpoint.error());
+    reasons += "\n  " + checkpoint.error().message();
+  }
+  return Error("no checkpoint of '" + logdir + "' is whole:" + reasons);
 }
 
 Expected<std::string> CheckpointStore::latest(const std::string& logdir) {

@@ -5,7 +5,11 @@
 //   weights         the policy's WeightUpdate frame
 //   optimizer.pt    the optimizer's state (LibTorch archive), when there is one
 //   state.json      version, counters, evaluation result, the learner's RNG state
-// CheckpointStore keeps the last N of a run and its best.
+//   manifest.json   each file above with its size and checksum, written last (storage/manifest)
+// Saving checks the free space first, flushes every file to the device and never leaves a half
+// directory behind (the temporary is removed on failure; the error names the file and the reason,
+// ENOSPC included). Loading verifies the manifest before reading anything and names the damaged
+// file. CheckpointStore keeps the last N of a run and its best, and finds the newest whole one.
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +31,7 @@ struct CheckpointState {
 };
 
 struct Checkpoint {
+  std::string dir;  // where it was loaded from
   Config config;
   msg::WeightsFrame weights;
   CheckpointState state;
@@ -37,11 +42,14 @@ struct Checkpoint {
 std::string to_hex(const void* data, size_t size);
 Expected<std::vector<uint8_t>> from_hex(const std::string& text);
 
-// `save_optimizer` writes the optimizer's state to the path it is given (skipped when empty).
+// The optimizer's state as bytes (LibTorch archive, learners/optimizer_state.hpp); none: the
+// checkpoint has no optimizer.pt.
+using OptimizerState = std::function<Expected<std::string>()>;
+
 Status save_checkpoint(const std::string& dir, const Config& config,
                        const msg::WeightsFrame& weights, const CheckpointState& state,
-                       const std::function<Status(const std::string&)>& save_optimizer = {});
-// Reads and validates a checkpoint directory; errors name the file that is missing or wrong.
+                       const OptimizerState& optimizer_state = {});
+// Verifies and reads a checkpoint directory; errors name the file that is missing or wrong.
 Expected<Checkpoint> load_checkpoint(const std::string& dir);
 // A checkpoint directory itself, or a run directory's best checkpoint (its latest when none was
 // evaluated): what `dvla-ppo --eval` and `--init` accept.
@@ -55,16 +63,22 @@ class CheckpointStore {
       : root_(std::move(logdir) + "/checkpoints"), keep_(keep) {}
   Expected<std::string> save(const Config& config, const msg::WeightsFrame& weights,
                              const CheckpointState& state,
-                             const std::function<Status(const std::string&)>& save_optimizer = {});
+                             const OptimizerState& optimizer_state = {});
   // Writes an evaluation of checkpoint `dir` (one of this store's) into its state and makes it
   // the best if it beats the best so far. A checkpoint pruned meanwhile is left alone.
   Status record_evaluation(const std::string& dir, double success, double mean_return);
-  // The newest checkpoint of a run directory (for --resume).
+  // The newest checkpoint of a run directory, as `latest` names it.
   static Expected<std::string> latest(const std::string& logdir);
+  // The newest checkpoint of a run directory that verifies and loads (for --resume); `skipped`
+  // hears of each newer one that does not, with the reason.
+  using SkippedCheckpoint = std::function<void(const std::string& dir, const Error& why)>;
+  static Expected<Checkpoint> latest_valid(const std::string& logdir,
+                                           const SkippedCheckpoint& skipped = {});
   static Expected<std::string> best(const std::string& logdir);
 
  private:
   Status prune();
+  void remove_leftovers() const;
   Status update_best(const std::string& name, double success, double mean_return);
   std::string root_;
   int keep_;

@@ -6,20 +6,12 @@
 #include <vector>
 
 #include <dvla/messages/weight_update.hpp>
+#include <dvla/runtime/storage/durable_file.hpp>
 
 namespace dvla {
 
 Status save_weights(const std::string& path, const msg::WeightsFrame& weights) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(weights.data()),
-              static_cast<std::streamsize>(weights.size()));
-    if (!out) return Error("cannot write weights to '" + temporary + "'");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0)
-    return Error("cannot move weights into place at '" + path + "'");
-  return Status::ok();
+  return write_file_durably(path, weights.data(), weights.size());
 }
 
 Expected<msg::WeightsFrame> load_weights(const std::string& path) {

@@ -1,7 +1,7 @@
 #pragma once
-// A policy's weights on disk: the bytes of a WeightUpdate frame, written atomically (to a
-// temporary file, then renamed), so a reader never sees half a file. Loading validates like any
-// frame from outside.
+// A policy's weights on disk: the bytes of a WeightUpdate frame, written durably (to a temporary
+// file, flushed, then renamed: storage/durable_file.hpp), so a reader never sees half a file.
+// Loading validates like any frame from outside.
 #include <string>
 
 #include <dvla/core/expected.hpp>

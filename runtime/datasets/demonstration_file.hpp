@@ -1,16 +1,20 @@
 #pragma once
 // Demonstration dataset files (docs/datasets.md): a DatasetHeader message, then one Demonstration
-// message per episode, back to back in Cap'n Proto's standard stream framing.
+// message per episode, then a DatasetFooter (the episode count and a checksum of every byte before
+// it), back to back in Cap'n Proto's standard stream framing. A file cut at any byte or changed
+// anywhere is refused, named, before any episode is used.
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include <dvla/core/checksum.hpp>
 #include <dvla/core/expected.hpp>
 #include <dvla/messages/demonstration.hpp>
 
 namespace dvla {
 
-// Writes a dataset atomically: into `path`.tmp, renamed to `path` by finish().
+// Writes a dataset atomically: into `path`.tmp; finish() appends the footer, flushes the file to
+// the device and renames it to `path`.
 class DemonstrationWriter {
  public:
   static Expected<std::unique_ptr<DemonstrationWriter>> create(const std::string& path,
@@ -25,6 +29,7 @@ class DemonstrationWriter {
   Status append(const std::byte* data, size_t size);
   std::string path_, temporary_;
   std::ofstream out_;
+  Checksum64 checksum_;  // of every byte appended so far
   int written_ = 0;
   bool finished_ = false;
 };

@@ -3,15 +3,22 @@
 #include <torch/optim/optimizer.h>
 #include <torch/serialize.h>
 
+#include <sstream>
+
 namespace dvla {
 
-Status save_optimizer(torch::optim::Optimizer& optimizer, const std::string& path) {
+// Into memory, not to a file: LibTorch's archive writer aborts the process when a write fails in
+// its destructor (a full disk), so the file is written by storage/durable_file instead.
+Expected<std::string> optimizer_bytes(torch::optim::Optimizer& optimizer) {
   try {
-    torch::save(optimizer, path);
+    torch::serialize::OutputArchive archive;
+    optimizer.save(archive);
+    std::ostringstream out(std::ios::binary);
+    archive.save_to(out);
+    return std::move(out).str();
   } catch (const std::exception& e) {
-    return Error("cannot save the optimizer state to '" + path + "': " + e.what());
+    return Error(std::string("cannot serialise the optimizer state: ") + e.what());
   }
-  return Status::ok();
 }
 
 Status load_optimizer(torch::optim::Optimizer& optimizer, const std::string& path) {

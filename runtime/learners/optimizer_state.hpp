@@ -1,5 +1,6 @@
 #pragma once
-// An optimizer's state (Adam's moments and step counts) to and from a file, for checkpoints.
+// An optimizer's state (Adam's moments and step counts) for checkpoints: as bytes to save (the
+// checkpoint writes them, checked, to optimizer.pt), and loaded back from that file.
 #include <string>
 
 #include <dvla/core/expected.hpp>
@@ -10,7 +11,7 @@ class Optimizer;
 
 namespace dvla {
 
-Status save_optimizer(torch::optim::Optimizer& optimizer, const std::string& path);
+Expected<std::string> optimizer_bytes(torch::optim::Optimizer& optimizer);
 // The optimizer must be built for the same parameters, in the same order.
 Status load_optimizer(torch::optim::Optimizer& optimizer, const std::string& path);
 

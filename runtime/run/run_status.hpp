@@ -96,6 +96,8 @@ struct RunStatus {
   uint64_t version_skew = 0;  // newest minus oldest weights version among its running nodes
   PlacementStatus placement;
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
+  uint64_t checkpoint_failures = 0;  // saves that failed (the run went on; the next one retried)
+  std::string checkpoint_error;      // why the last of them failed
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not
 };
