@@ -19,13 +19,11 @@
 #include <dvla/actors/cluster/node.hpp>
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/actors/graph/user_actors.hpp>
-#include <dvla/envs/env_config.hpp>
+#include "synthetic_group.hpp"
 
 using namespace dvla;
 
 namespace {
-
-const std::string synthetic_group = "synthetic-25";
 
 // Passes every segment on unchanged, counting them.
 actors::stage_actor::behavior_type count_segments(actors::stage_actor::pointer,
@@ -38,20 +36,7 @@ actors::stage_actor::behavior_type count_segments(actors::stage_actor::pointer,
 
 Graph two_groups(const Config& config, std::shared_ptr<std::atomic<int>> segments) {
   auto graph = default_graph(config);
-  envs::EnvConfig synthetic;
-  synthetic.name = "synthetic";
-  synthetic.synthetic.observation_size = 4;  // CartPole's spec: one policy serves both
-  synthetic.synthetic.choices = 2;
-  synthetic.synthetic.episode_length = 25;
-  EnvGroup group;
-  group.name = synthetic_group;
-  group.env_spec = [synthetic] { return envs::spec_of(synthetic); };
-  group.make_env = [synthetic](uint32_t, size_t n) { return envs::make_batched_env(synthetic, n); };
-  group.samplers = 1;
-  group.envs_per_sampler = 4;
-  group.inference_pool = "synthetic-inference";
-  graph.env_groups.push_back(group);
-  graph.inference_pools.push_back({"synthetic-inference", 1});
+  test::add_synthetic_group(graph);
   add_stage(graph, "count", [segments](caf::actor_system& system) {
     return system.spawn(count_segments, segments);
   });

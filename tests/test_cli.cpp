@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -227,6 +228,53 @@ Outcome signalled_run(const std::string& dir, int eval_episodes, const std::stri
 }
 
 }  // namespace
+
+TEST_CASE(
+    "--resume skips a damaged newest checkpoint naming it; one without optimizer state needs "
+    "--fresh-optimizer") {
+  const std::string dir = "test_cli_damaged";
+  std::filesystem::remove_all(dir);
+  const std::string quick =
+      " --set eval.episodes=2 --set checkpoint.every=1 --set checkpoint.keep=3 --json";
+  REQUIRE(run("--max-env-steps 6000 --logdir " + dir + quick).status == 0);
+  auto latest_of = [&] {
+    std::ifstream in(dir + "/checkpoints/latest");
+    std::string name;
+    in >> name;
+    return dir + "/checkpoints/" + name;
+  };
+  const auto damaged = latest_of();
+  {
+    std::fstream f(damaged + "/weights", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.put('\x7f');
+  }
+  auto skipped = run("--resume " + dir + " --max-env-steps 9000" + quick);
+  REQUIRE_MESSAGE(skipped.status == 0, skipped.output);
+  CHECK_MESSAGE(skipped.output.find("--resume skips " + damaged + ": checkpoint '" + damaged +
+                                    "': 'weights' is damaged") != std::string::npos,
+                skipped.output);
+  CHECK(skipped.output.find("resuming from " + damaged) == std::string::npos);
+  CHECK(skipped.output.find("resuming from " + dir + "/checkpoints/v") != std::string::npos);
+  // The newest checkpoint now, as if it had been saved without optimizer state.
+  const auto bare = latest_of();
+  std::filesystem::remove(bare + "/optimizer.pt");
+  auto manifest = nlohmann::json::parse(std::ifstream(bare + "/manifest.json"));
+  auto& files = manifest["files"];
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [](const auto& f) { return f["file"] == "optimizer.pt"; }),
+              files.end());
+  std::ofstream(bare + "/manifest.json") << manifest.dump();
+  auto refused = run("--resume " + dir + " --max-env-steps 12000" + quick);
+  CHECK(refused.status == 1);
+  CHECK_MESSAGE(refused.output.find("has no optimizer state (optimizer.pt); --fresh-optimizer") !=
+                    std::string::npos,
+                refused.output);
+  auto fresh = run("--resume " + dir + " --max-env-steps 12000 --fresh-optimizer" + quick);
+  CHECK_MESSAGE(fresh.status == 0, fresh.output);
+  CHECK(fresh.output.find("a fresh optimizer starts") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
 
 TEST_CASE("SIGTERM (like Ctrl-C) ends a run with its final checkpoint, evaluation and summary") {
   const std::string dir = "test_cli_stop";

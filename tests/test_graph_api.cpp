@@ -22,6 +22,7 @@
 #include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/learners/builtin_algorithms.hpp>
 #include <dvla/runtime/learners/learner_algorithm.hpp>
+#include "synthetic_group.hpp"
 
 using namespace dvla;
 
@@ -202,20 +203,7 @@ TEST_CASE("an observer receives every version the learner announces, and every u
 TEST_CASE("two env groups of different envs share a run; each group's env steps are reported") {
   auto config = cartpole(24'000);
   auto graph = default_graph(config);  // group "cartpole": 2 samplers x 8 envs
-  envs::EnvConfig synthetic;
-  synthetic.name = "synthetic";
-  synthetic.synthetic.observation_size = 4;  // CartPole's spec: one policy serves both
-  synthetic.synthetic.choices = 2;
-  synthetic.synthetic.episode_length = 25;
-  EnvGroup group;
-  group.name = "synthetic-25";
-  group.env_spec = [synthetic] { return envs::spec_of(synthetic); };
-  group.make_env = [synthetic](uint32_t, size_t n) { return envs::make_batched_env(synthetic, n); };
-  group.samplers = 1;
-  group.envs_per_sampler = 4;
-  group.inference_pool = "synthetic-inference";
-  graph.env_groups.push_back(group);
-  graph.inference_pools.push_back({"synthetic-inference", 1});
+  test::add_synthetic_group(graph);
   auto result = train(config, graph);
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;

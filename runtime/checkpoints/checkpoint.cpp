@@ -141,8 +141,9 @@ Status save_checkpoint(const std::string& dir, const Config& config,
       {"weights", {reinterpret_cast<const char*>(weights.data()), weights.size()}}};
   if (optimizer_state) files.push_back({"optimizer.pt", optimizer});
   files.push_back({"state.json", state_text});
-  uint64_t bytes = 64 * 1024;  // the manifest and the file system's own blocks
-  for (const auto& f : files) bytes += f.bytes.size();
+  // Each file rounded up to a 4 KiB block, and a block for the manifest.
+  uint64_t bytes = 4096;
+  for (const auto& f : files) bytes += (f.bytes.size() + 4095) / 4096 * 4096;
 
   const fs::path target(dir), temporary(dir + ".tmp");
   std::error_code ec;
