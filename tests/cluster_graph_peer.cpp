@@ -95,8 +95,7 @@ int main(int argc, char** argv) {
   alarm(600);  // never outlive a test that forgot us
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "coordinator" && argc == 3) return coordinator(std::stoull(argv[2]));
-  if (mode == "node" && argc == 4)
-    return node(static_cast<uint16_t>(std::stoi(argv[2])), argv[3]);
+  if (mode == "node" && argc == 4) return node(static_cast<uint16_t>(std::stoi(argv[2])), argv[3]);
   std::cerr << "usage: dvla-test-graph-peer coordinator ENV_STEPS | node PORT NAME\n";
   return 2;
 }

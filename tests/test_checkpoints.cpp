@@ -173,7 +173,8 @@ TEST_CASE("free space is checked before a save, and a lack of it is named ENOSPC
   REQUIRE(free);
   CHECK(*free > 0);
   CHECK(require_free_space(scratch.dir.string(), 1, "a byte"));
-  auto huge = require_free_space(scratch.dir.string(), *free + (uint64_t{1} << 40), "the checkpoint");
+  auto huge =
+      require_free_space(scratch.dir.string(), *free + (uint64_t{1} << 40), "the checkpoint");
   REQUIRE_FALSE(huge);
   CHECK(huge.error().message().find("the checkpoint needs") == 0);
   CHECK(huge.error().message().find("(ENOSPC)") != std::string::npos);

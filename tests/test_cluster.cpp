@@ -313,11 +313,11 @@ TEST_CASE(
   const std::vector<std::string> brief = {"--set", "cluster.join_timeout_s=2"};
   auto& other_ca = cluster.start_node("rogue", tls(rogue, "rogue") + brief);
   auto& plain = cluster.start_node("plain", brief);
-  auto& forged = cluster.start_node(
-      "forged", std::vector<std::string>{"--set", "cluster.tls.certificate=" + rogue + "/rogue.pem",
-                                         "--set", "cluster.tls.key=" + rogue + "/rogue.key", "--set",
-                                         "cluster.tls.cafile=" + ca + "/ca.pem"} +
-                    brief);
+  const std::vector<std::string> forged_tls = {
+      "--set", "cluster.tls.certificate=" + rogue + "/rogue.pem",
+      "--set", "cluster.tls.key=" + rogue + "/rogue.key",
+      "--set", "cluster.tls.cafile=" + ca + "/ca.pem"};
+  auto& forged = cluster.start_node("forged", forged_tls + brief);
   CHECK(other_ca.wait() == 1);
   CHECK(plain.wait() == 1);
   CHECK(forged.wait() == 1);
@@ -358,8 +358,9 @@ TEST_CASE(
                                              "cluster.heartbeat_interval_s=0.2", "--set",
                                              "cluster.connection_timeout_s=2"});
   CHECK(other.wait() == 1);
-  CHECK_MESSAGE(other.err().find("build the coordinator's graph on every node") != std::string::npos,
-                other.err());
+  CHECK_MESSAGE(
+      other.err().find("build the coordinator's graph on every node") != std::string::npos,
+      other.err());
   // Whether or not the coordinator has seen the refused one go, a and b get different groups.
   auto& a = cluster.start_node_program("a", DVLA_GRAPH_PEER, {"node", port, "a"});
   auto& b = cluster.start_node_program("b", DVLA_GRAPH_PEER, {"node", port, "b"});

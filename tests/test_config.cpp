@@ -138,6 +138,29 @@ TEST_CASE("validation names the setting that is out of range") {
         "config key 'distribution.wire_dtype': 'float16' is not float32 or bfloat16");
 }
 
+TEST_CASE("sizes that would exhaust the machine or overshoot the budget are refused by name") {
+  Config c;
+  c.graph.envs_per_sampler = 100000;
+  CHECK(validate(c).error().message() ==
+        "invalid config: envs_per_sampler must be 1..4096, not 100000");
+  c = Config{};
+  c.graph.samplers = 5000;
+  CHECK(validate(c).error().message() == "invalid config: samplers must be 1..1024, not 5000");
+  c = Config{};
+  c.graph.inference_replicas = 1000;
+  CHECK(validate(c).error().message() ==
+        "invalid config: graph.inference_replicas must be 1..256, not 1000");
+  c = Config{};
+  c.run.max_env_steps = 100;
+  c.graph.samplers = 4;
+  c.graph.envs_per_sampler = 32;
+  CHECK(validate(c).error().message() ==
+        "invalid config: samplers x envs_per_sampler (128 env steps per round) exceed "
+        "max_env_steps 100");
+  c.graph.envs_per_sampler = 25;
+  CHECK(validate(c));
+}
+
 TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {
   auto schedule = LearningRateSchedule::parse(1e-4, "200:3e-5, 1000:1e-5");
   REQUIRE_MESSAGE(schedule, schedule.error().message());

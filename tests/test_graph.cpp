@@ -171,7 +171,7 @@ TEST_CASE("a bad config is refused before anything starts") {
   config.graph.samplers = 0;
   auto result = train(config, default_graph_parts(config));
   REQUIRE_FALSE(result);
-  CHECK(result.error().message() == "invalid config: samplers must be at least 1");
+  CHECK(result.error().message() == "invalid config: samplers must be 1..1024, not 0");
 }
 
 TEST_CASE("a run checkpoints and evaluates as it goes; resume continues version and counters") {

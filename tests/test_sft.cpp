@@ -5,6 +5,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/optim/adam.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -122,6 +123,22 @@ float replay_drift(const msg::Demonstration& d) {
 }
 
 }  // namespace
+
+TEST_CASE("SFT settings out of bounds are refused by name before anything trains") {
+  SftConfig c;
+  CHECK(check(c));
+  c.learning_rate = std::nan("");
+  CHECK(check(c).error().message().find("the learning rate must be a finite number") == 0);
+  c = SftConfig{};
+  c.minibatch_size = 0;
+  CHECK(check(c).error().message() == "minibatch must be 1..65536, not 0");
+  c = SftConfig{};
+  c.epochs = -3;
+  CHECK(check(c).error().message() == "epochs must be 1..100000, not -3");
+  c = SftConfig{};
+  c.image_shift = -1;
+  CHECK(check(c).error().message() == "image shift must be 0..16 pixels, not -1");
+}
 
 TEST_CASE("noisy recording executes perturbed actions and keeps the expert's") {
   // Without noise the recorded actions are the executed ones: a replay retraces the episode.

@@ -1,10 +1,11 @@
 #pragma once
 // Coordinator (control plane): the door nodes join a multi-node run through, published on
 // cluster.listen. It sizes and numbers each node (NodeAssignment: the run's config, its samplers
-// of one env group — the group furthest below its share —, their envs and its replicas), watches
-// it (CAF's heartbeats make a killed, cut-off or hung node's handle go down within
-// cluster.connection_timeout_s), adds its control endpoints to the control plane when it is ready, and holds its start until cluster.nodes are in (or cluster.join_timeout_s passed:
-// then it goes on with those there are). A node that joins later — a new one, or a lost one
+// of one env group, the one furthest below its share, their envs and its replicas), watches it
+// (CAF's heartbeats make a killed, cut-off or hung node's handle go down within
+// cluster.connection_timeout_s), adds its control endpoints to the control plane when it is
+// ready, and holds its start until cluster.nodes are in (or cluster.join_timeout_s passed: then
+// it goes on with those there are). A node that joins later — a new one, or a lost one
 // restarted — starts at once; the data plane's gate has given it the current weights before.
 // A lost node is reported to the supervisor and its endpoints leave the control plane; the run
 // goes on. With no node and no sampler of its own at the join timeout, it ends the run.

@@ -42,7 +42,6 @@ node_actor::behavior_type node_agent(node_actor::pointer, caf::actor main) {
   };
 }
 
-// Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
 // Whether the node's graph is the coordinator's (the same env groups, pools and stages): a node
 // hosts part of the coordinator's graph, so it must build the same one.
 Status same_graph(const Graph& graph, const NodeAssignment& a) {
@@ -52,6 +51,7 @@ Status same_graph(const Graph& graph, const NodeAssignment& a) {
   return Status::ok();
 }
 
+// Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
 Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(setup.cluster.join_timeout_s);

@@ -99,12 +99,13 @@ Status check(const Graph& g, const Config& config) {
 
 std::string graph_shape(const Graph& g) {
   std::string text = "env groups:";
-  for (const auto& e : g.env_groups)
-    text += std::string(&e == &g.env_groups.front() ? " '" : ", '") + e.name + "' (" + std::to_string(e.envs_per_sampler) + " envs per sampler, pool '" +
-            (!e.inference_pool.empty()      ? e.inference_pool
-             : g.inference_pools.empty() ? std::string()
-                                         : g.inference_pools.front().name) +
-            "')";
+  for (const auto& e : g.env_groups) {
+    const std::string pool = !e.inference_pool.empty()      ? e.inference_pool
+                             : g.inference_pools.empty() ? std::string()
+                                                         : g.inference_pools.front().name;
+    text += (&e == &g.env_groups.front() ? " '" : ", '") + e.name + "' (" +
+            std::to_string(e.envs_per_sampler) + " envs per sampler, pool '" + pool + "')";
+  }
   text += "; stages:";
   for (const auto& s : g.stages) text += " '" + s->name + "'";
   if (g.stages.empty()) text += " none";

@@ -11,8 +11,8 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <netinet/in.h>
-#include <openssl/ssl.h>
 #include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <sys/socket.h>
 

@@ -5,8 +5,11 @@
 // the fitted policy on the suite's fixed evaluation states.
 #include <fmt/core.h>
 
+#include <climits>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <type_traits>
 
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/tabletop/suite.hpp>
@@ -140,12 +143,53 @@ void print_evaluation(const EvaluationResult& e) {
     fmt::print("  {:<11} {:5.1f}% ({}/{})\n", name, 100 * c.rate(), c.successes, c.episodes);
 }
 
+// A whole-string number: "3x", "" and "nan" for an integer are refused.
+template <class Number>
+Expected<Number> number_of(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    Number n;
+    if constexpr (std::is_integral_v<Number>)
+      n = static_cast<Number>(std::stoll(text, &used));
+    else
+      n = static_cast<Number>(std::stod(text, &used));
+    if (used == text.size()) return n;
+  } catch (const std::exception&) {
+  }
+  return Error(flag + " needs a number, not '" + text + "'");
+}
+
+// dvla-sft train's training flags, checked (SftConfig's bounds).
+Expected<SftConfig> sft_options(Flags& f) {
+  SftConfig sft;
+  const std::pair<const char*, int*> integers[] = {{"--epochs", &sft.epochs},
+                                                   {"--minibatch", &sft.minibatch_size},
+                                                   {"--image-shift", &sft.image_shift}};
+  for (const auto& [flag, target] : integers) {
+    if (!f.values.count(flag)) continue;
+    auto n = number_of<long long>(flag, f.values[flag]);
+    if (!n) return n.error();
+    if (*n < INT_MIN || *n > INT_MAX) return Error(std::string(flag) + " is out of range");
+    *target = static_cast<int>(*n);
+  }
+  if (f.values.count("--lr")) {
+    auto lr = number_of<double>("--lr", f.values["--lr"]);
+    if (!lr) return lr.error();
+    sft.learning_rate = *lr;
+  }
+  if (auto valid = check(sft); !valid) return valid.error();
+  return sft;
+}
+
 int train(dvla::apps::CommandLine& line) {
   auto f = parse(line,
                  {"--data", "--out", "--epochs", "--minibatch", "--lr", "--seed", "--image-shift"});
   if (!f) return fmt::print(stderr, "dvla-sft train: {}\n", f.error().message()), 2;
   if (!f->values.count("--data") || !f->values.count("--out"))
     return fmt::print(stderr, "dvla-sft train: --data FILE and --out DIR are required\n"), 2;
+  // The flags first: a bad one is refused before the dataset (maybe GBs) is read.
+  auto sft = sft_options(*f);
+  if (!sft) return fmt::print(stderr, "dvla-sft train: {}\n", sft.error().message()), 2;
   auto data = read_demonstrations(f->values["--data"]);
   if (!data) return fmt::print(stderr, "dvla-sft train: {}\n", data.error().message()), 2;
   // The policy sees what the demonstrations saw.
@@ -162,27 +206,15 @@ int train(dvla::apps::CommandLine& line) {
   if (auto s = apply(config, *f, {{"--seed", "seed"}}); !s)
     return fmt::print(stderr, "dvla-sft train: {}\n", s.error().message()), 2;
   const auto spec = envs::spec_of(config.env);
-  SftConfig sft;
-  sft.seed = config.run.seed;
-  try {
-    if (f->values.count("--epochs")) sft.epochs = std::stoi(f->values["--epochs"]);
-    if (f->values.count("--minibatch")) sft.minibatch_size = std::stoi(f->values["--minibatch"]);
-    if (f->values.count("--lr")) sft.learning_rate = std::stod(f->values["--lr"]);
-    if (f->values.count("--image-shift")) sft.image_shift = std::stoi(f->values["--image-shift"]);
-  } catch (const std::exception&) {
-    return fmt::print(
-               stderr,
-               "dvla-sft train: --epochs, --minibatch, --lr and --image-shift need numbers\n"),
-           2;
-  }
+  sft->seed = config.run.seed;
   auto policy = make_policy(config.model, spec, config.run.seed);
   if (!policy) return fmt::print(stderr, "dvla-sft train: {}\n", policy.error().message()), 2;
   FlatParameters parameters(**policy);
   fmt::print("dvla-sft train: {} demonstrations of suite {}, policy {} ({} parameters)\n",
              data->episodes.size(), data->header.suite, dvla::to_text(config.model.policy),
              parameters.size());
-  auto report = fit_demonstrations(**policy, spec, *data, sft, [&](int epoch, double loss) {
-    if (epoch % 5 == 0 || epoch + 1 == sft.epochs)
+  auto report = fit_demonstrations(**policy, spec, *data, *sft, [&](int epoch, double loss) {
+    if (epoch % 5 == 0 || epoch + 1 == sft->epochs)
       fmt::print("epoch {:>3}: loss {:.4f}\n", epoch, loss);
     std::fflush(stdout);
   });

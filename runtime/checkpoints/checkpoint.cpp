@@ -22,6 +22,18 @@ Status write_text(const fs::path& path, const std::string& text) {
   return write_file_durably(path.string(), text);
 }
 
+// The checkpoint directories (vNNNNNNNN) under `root`, oldest first; none when it cannot be read.
+std::vector<std::string> checkpoint_names(const fs::path& root) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const auto name = entry.path().filename().string();
+    if (entry.is_directory() && name.size() == 9 && name[0] == 'v') names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Expected<std::string> read_text(const fs::path& path) {
   std::ifstream in(path);
   if (!in) return Error("cannot read '" + path.string() + "'");
@@ -114,7 +126,8 @@ Status swap_into_place(const fs::path& temporary, const fs::path& target) {
   fs::remove_all(previous, ec);
   if (fs::exists(target)) {
     fs::rename(target, previous, ec);
-    if (ec) return Error("cannot move the previous '" + target.string() + "' aside: " + ec.message());
+    if (ec)
+      return Error("cannot move the previous '" + target.string() + "' aside: " + ec.message());
   }
   fs::rename(temporary, target, ec);
   if (ec) return Error("cannot move '" + temporary.string() + "' into place: " + ec.message());
@@ -164,7 +177,8 @@ Status save_checkpoint(const std::string& dir, const Config& config,
 Expected<Checkpoint> load_checkpoint(const std::string& dir) {
   const fs::path root(dir);
   if (!fs::is_directory(root)) return Error("checkpoint '" + dir + "' is not a directory");
-  if (auto whole = verify_manifest(dir); !whole) return whole.error().within("checkpoint '" + dir + "'");
+  if (auto whole = verify_manifest(dir); !whole)
+    return whole.error().within("checkpoint '" + dir + "'");
   Checkpoint c;
   c.dir = dir;
   if (auto s = load_config_file(c.config, (root / "config.txt").string()); !s) return s.error();
@@ -232,12 +246,7 @@ Status CheckpointStore::record_evaluation(const std::string& dir, double success
   return prune();
 }
 Status CheckpointStore::prune() {
-  std::vector<std::string> versions;
-  for (const auto& entry : fs::directory_iterator(root_)) {
-    const auto name = entry.path().filename().string();
-    if (entry.is_directory() && name.size() == 9 && name[0] == 'v') versions.push_back(name);
-  }
-  std::sort(versions.begin(), versions.end());
+  const auto versions = checkpoint_names(root_);
   auto named_best = read_text(fs::path(root_) / "best");
   const std::string best = named_best ? *named_best : std::string();
   const auto keep = static_cast<size_t>(std::max(keep_, 1));
@@ -267,16 +276,11 @@ void CheckpointStore::remove_leftovers() const {
 Expected<Checkpoint> CheckpointStore::latest_valid(const std::string& logdir,
                                                    const SkippedCheckpoint& skipped) {
   const fs::path root = fs::path(logdir) / "checkpoints";
-  std::vector<std::string> versions;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    const auto name = entry.path().filename().string();
-    if (entry.is_directory() && name.size() == 9 && name[0] == 'v') versions.push_back(name);
-  }
-  if (ec || versions.empty()) return Error("'" + logdir + "' has no checkpoints");
-  std::sort(versions.rbegin(), versions.rend());
+  const auto versions = checkpoint_names(root);
+  if (versions.empty()) return Error("'" + logdir + "' has no checkpoints");
   std::string reasons;
-  for (const auto& v : versions) {
+  for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
+    const auto& v = *it;
     auto checkpoint = load_checkpoint((root / v).string());
     if (checkpoint) return checkpoint;
     if (skipped) skipped((root / v).string(), checkpoint.error());

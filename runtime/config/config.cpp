@@ -294,13 +294,28 @@ Status validate(const Config& c) {
   if (c.run.message_timeout_s <= 0) return fail("message_timeout_s must be positive");
   if (c.run.control_ping_interval_s < 0)
     return fail("control.ping_interval_s must be 0 (no pings) or positive");
-  if (c.graph.samplers < 1) return fail("samplers must be at least 1");
-  if (c.graph.envs_per_sampler < 1) return fail("envs_per_sampler must be at least 1");
-  if (c.graph.segment_length < 1) return fail("graph.segment_length must be at least 1");
-  if (c.graph.segments_in_flight < 1) return fail("graph.segments_in_flight must be at least 1");
-  if (c.graph.env_buffers < 1) return fail("graph.env_buffers must be at least 1");
-  if (c.graph.inference_replicas < 1) return fail("graph.inference_replicas must be at least 1");
-  if (c.graph.torch_threads < 1) return fail("graph.torch_threads must be at least 1");
+  // Upper bounds keep a typo from exhausting the machine (threads, memory) or the budget.
+  const auto within = [&](int value, int low, int high, const char* key) {
+    return value >= low && value <= high
+               ? Status::ok()
+               : fail(std::string(key) + " must be " + std::to_string(low) + ".." +
+                      std::to_string(high) + ", not " + std::to_string(value));
+  };
+  for (const auto& s : {within(c.graph.samplers, 1, 1024, "samplers"),
+                        within(c.graph.envs_per_sampler, 1, 4096, "envs_per_sampler"),
+                        within(c.graph.segment_length, 1, 100000, "graph.segment_length"),
+                        within(c.graph.segments_in_flight, 1, 1024, "graph.segments_in_flight"),
+                        within(c.graph.env_buffers, 1, 64, "graph.env_buffers"),
+                        within(c.graph.inference_replicas, 1, 256, "graph.inference_replicas"),
+                        within(c.graph.torch_threads, 1, 1024, "graph.torch_threads")})
+    if (!s) return s;
+  if (uint64_t{static_cast<uint32_t>(c.graph.samplers)} *
+          static_cast<uint32_t>(c.graph.envs_per_sampler) >
+      c.run.max_env_steps)
+    return fail("samplers x envs_per_sampler (" +
+                std::to_string(c.graph.samplers * c.graph.envs_per_sampler) +
+                " env steps per round) exceed max_env_steps " +
+                std::to_string(c.run.max_env_steps));
   if (c.graph.inference_torch_threads < 0)
     return fail("graph.inference_torch_threads must be 0 (graph.torch_threads) or more");
   if (c.graph.training_torch_threads < 0)

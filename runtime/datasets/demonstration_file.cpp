@@ -2,7 +2,6 @@
 
 #include <capnp/serialize.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <iterator>
@@ -52,8 +51,7 @@ Status DemonstrationWriter::finish() {
   if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
     return Error("cannot move the dataset into place at '" + path_ + "': " + describe_errno(errno));
   finished_ = true;
-  const auto slash = path_.find_last_of('/');
-  return sync_directory(slash == std::string::npos ? "." : path_.substr(0, std::max<size_t>(slash, 1)));
+  return sync_parent_directory(path_);
 }
 
 namespace {
@@ -88,7 +86,8 @@ Expected<std::vector<std::pair<size_t, size_t>>> message_extents(const msg::Byte
 Status check_footer(const msg::Bytes& all, const std::vector<std::pair<size_t, size_t>>& extents,
                     const std::string& path) {
   const auto [offset, size] = extents.back();
-  auto footer = msg::read(msg::DatasetFooterFrame(msg::Bytes::adopt(all.owner(), all.data() + offset, size)));
+  const auto bytes = msg::Bytes::adopt(all.owner(), all.data() + offset, size);
+  auto footer = msg::read(msg::DatasetFooterFrame(bytes));
   if (!footer)
     return Error("dataset '" + path + "' ends without its footer: it was cut short (or written by "
                  "an older dvla): " + footer.error().message());

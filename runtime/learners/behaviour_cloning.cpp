@@ -4,6 +4,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/optim/adam.h>
 
+#include <cmath>
+#include <string>
+
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/policies/policy_input.hpp>
 #include <dvla/runtime/trajectories/observation_check.hpp>
@@ -31,9 +34,23 @@ at::Tensor shift_images(const at::Tensor& images, int64_t pad, at::Generator& ge
 
 }  // namespace
 
+Status check(const SftConfig& c) {
+  if (c.epochs < 1 || c.epochs > 100000)
+    return Error("epochs must be 1..100000, not " + std::to_string(c.epochs));
+  if (c.minibatch_size < 1 || c.minibatch_size > 65536)
+    return Error("minibatch must be 1..65536, not " + std::to_string(c.minibatch_size));
+  if (!std::isfinite(c.learning_rate) || c.learning_rate <= 0 || c.learning_rate > 1)
+    return Error("the learning rate must be a finite number in (0, 1], not " +
+                 std::to_string(c.learning_rate));
+  if (c.image_shift < 0 || c.image_shift > 16)
+    return Error("image shift must be 0..16 pixels, not " + std::to_string(c.image_shift));
+  return Status::ok();
+}
+
 Expected<SftReport> fit_demonstrations(Policy& policy, const envs::EnvSpec& spec,
                                        const DemonstrationSet& data, const SftConfig& config,
                                        const std::function<void(int, double)>& progress) {
+  if (auto valid = check(config); !valid) return valid.error();
   SftReport report;
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions;

@@ -21,6 +21,10 @@ struct SftConfig {
   int image_shift = 4;         // random shifts of up to this many pixels (0: none)
 };
 
+// Whether `config` can train: the error names the setting and its bounds (epochs 1..100000,
+// minibatch 1..65536, a finite learning rate in (0, 1], image shift 0..16 pixels).
+Status check(const SftConfig& config);
+
 struct SftReport {
   int episodes = 0;
   int64_t samples = 0;
@@ -28,7 +32,7 @@ struct SftReport {
 };
 
 // Fits `policy` (built for `spec`) to `data`; `progress` hears each epoch's loss. Errors name a
-// demonstration that does not fit the policy.
+// setting out of bounds (check) or a demonstration that does not fit the policy.
 Expected<SftReport> fit_demonstrations(Policy& policy, const envs::EnvSpec& spec,
                                        const DemonstrationSet& data, const SftConfig& config,
                                        const std::function<void(int, double)>& progress = {});

@@ -51,24 +51,31 @@ Status write_and_sync(const std::string& path, const void* data, size_t size) {
   return Status::ok();
 }
 
-std::string parent_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 }  // namespace
 
 std::string describe_errno(int error) {
   const char* name = nullptr;
   switch (error) {
-    case ENOSPC: name = "ENOSPC"; break;
-    case EDQUOT: name = "EDQUOT"; break;
-    case EFBIG: name = "EFBIG"; break;
-    case EROFS: name = "EROFS"; break;
-    case EACCES: name = "EACCES"; break;
-    case EIO: name = "EIO"; break;
-    default: break;
+    case ENOSPC:
+      name = "ENOSPC";
+      break;
+    case EDQUOT:
+      name = "EDQUOT";
+      break;
+    case EFBIG:
+      name = "EFBIG";
+      break;
+    case EROFS:
+      name = "EROFS";
+      break;
+    case EACCES:
+      name = "EACCES";
+      break;
+    case EIO:
+      name = "EIO";
+      break;
+    default:
+      break;
   }
   std::string text = std::strerror(error);
   if (name != nullptr) text += std::string(" (") + name + ")";
@@ -84,7 +91,7 @@ Status write_file_durably(const std::string& path, const void* data, size_t size
     ::unlink(temporary.c_str());
     return written;
   }
-  return sync_directory(parent_of(path));
+  return sync_parent_directory(path);
 }
 
 Status write_file_durably(const std::string& path, std::string_view text) {
@@ -104,6 +111,12 @@ Status sync_directory(const std::string& dir) {
   if (::fsync(fd.get()) != 0 && errno != EINVAL)  // EINVAL: a file system that cannot sync dirs
     return Error("cannot flush directory '" + dir + "': " + describe_errno(errno));
   return Status::ok();
+}
+
+Status sync_parent_directory(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return sync_directory(".");
+  return sync_directory(slash == 0 ? "/" : path.substr(0, slash));
 }
 
 Expected<uint64_t> free_bytes(const std::string& dir) {

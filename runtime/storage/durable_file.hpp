@@ -21,6 +21,8 @@ Status sync_file(const std::string& path);
 
 // Flushes a directory's entries (a rename or a new file in it) to the device.
 Status sync_directory(const std::string& dir);
+// The same for the directory that holds `path`.
+Status sync_parent_directory(const std::string& path);
 
 // The bytes free for an unprivileged writer on the file system that holds `dir`.
 Expected<uint64_t> free_bytes(const std::string& dir);
