@@ -2,11 +2,18 @@
 
 #include <xxhash.h>
 
+#include <cstdio>
 #include <new>
 
 namespace dvla {
 
 uint64_t checksum64(const void* data, size_t size) noexcept { return XXH3_64bits(data, size); }
+
+std::string checksum_text(uint64_t checksum) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(checksum));
+  return text;
+}
 
 struct Checksum64::State {
   State() : xxh(XXH3_createState()) {

@@ -6,10 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace dvla {
 
 uint64_t checksum64(const void* data, size_t size) noexcept;
+
+// A checksum as the 16 hex digits that logs, errors and manifests show.
+std::string checksum_text(uint64_t checksum);
 
 class Checksum64 {
  public:

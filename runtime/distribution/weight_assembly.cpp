@@ -1,6 +1,5 @@
 #include <dvla/runtime/distribution/weight_assembly.hpp>
 
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
@@ -15,11 +14,6 @@ std::string name_of(const msg::WeightChunk& c) {
          std::to_string(c.version);
 }
 
-std::string hex(uint64_t v) {
-  char text[19];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
 
 }  // namespace
 
@@ -74,8 +68,8 @@ Expected<WeightAssembly::Progress> WeightAssembly::add(const msg::WeightChunk& c
     return discard("its chunks carried " + std::to_string(filled_) + " of " +
                    std::to_string(total_) + " bytes");
   if (const auto sum = checksum64(bytes_.data(), bytes_.size()); sum != checksum_)
-    return discard("checksum " + hex(sum) + " of the whole does not match the sender's " +
-                   hex(checksum_) + " (damaged in transit)");
+    return discard("checksum " + checksum_text(sum) + " of the whole does not match the sender's " +
+                   checksum_text(checksum_) + " (damaged in transit)");
   progress.whole = msg::WeightsFrame(std::move(bytes_));
   *this = WeightAssembly();
   return progress;

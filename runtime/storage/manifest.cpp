@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -35,12 +34,6 @@ Expected<ManifestEntry> measure(const std::string& dir, const std::string& file)
   return e;
 }
 
-std::string hex(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 }  // namespace
 
 ManifestEntry manifest_entry(const std::string& file, const void* data, size_t size) {
@@ -50,7 +43,7 @@ ManifestEntry manifest_entry(const std::string& file, const void* data, size_t s
 Status write_manifest(const std::string& dir, const Manifest& manifest) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& e : manifest)
-    files.push_back({{"file", e.file}, {"size", e.size}, {"xxh3_64", hex(e.checksum)}});
+    files.push_back({{"file", e.file}, {"size", e.size}, {"xxh3_64", checksum_text(e.checksum)}});
   const nlohmann::json j = {{"files", files}};
   return write_file_durably(path_in(dir, manifest_file_name), j.dump(2) + "\n");
 }
@@ -89,8 +82,9 @@ Status verify_manifest(const std::string& dir) {
       return Error("'" + expected.file + "' is damaged: " + std::to_string(found->size) +
                    " bytes where " + std::to_string(expected.size) + " were written");
     if (found->checksum != expected.checksum)
-      return Error("'" + expected.file + "' is damaged: its checksum is " + hex(found->checksum) +
-                   ", " + hex(expected.checksum) + " was written");
+      return Error("'" + expected.file + "' is damaged: its checksum is " +
+                   checksum_text(found->checksum) + ", " + checksum_text(expected.checksum) +
+                   " was written");
   }
   return Status::ok();
 }
