@@ -25,5 +25,7 @@ using quorum_atom = caf::atom_constant<caf::atom("quorum")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using relay_atom = caf::atom_constant<caf::atom("relay")>;
 using pump_atom = caf::atom_constant<caf::atom("pump")>;
+using replica_atom = caf::atom_constant<caf::atom("replica")>;
+using replace_atom = caf::atom_constant<caf::atom("replace")>;
 
 }  // namespace dvla::actors

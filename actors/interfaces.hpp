@@ -65,13 +65,18 @@ using segment_sink_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::
 
 // Lane 1: steps its envs with actions from inference, sends segments to the trainer. Takes
 // pause and resume orders (from its control endpoint), answering with the request id.
-using sampler_actor = caf::typed_actor<caf::reacts_to<start_atom>,
-                                       caf::replies_to<msg::ControlFrame>::with<uint64_t>>;
+// (replica, inference): its inference replica was restarted; ask this one from now on (what the
+// lost one held is asked again). (replica): its own timer while it waits for that.
+using sampler_actor =
+    caf::typed_actor<caf::reacts_to<start_atom>, caf::replies_to<msg::ControlFrame>::with<uint64_t>,
+                     caf::reacts_to<replica_atom, inference_actor>, caf::reacts_to<replica_atom>>;
 
 // Control plane: one data actor's endpoint (actors/control/control_endpoint.hpp). Answers a command
-// with its request id and how long ago the data actor last worked (ns; -1: unknown).
+// with its request id and how long ago the data actor last worked (ns; -1: unknown). (replace,
+// actor): the data actor was restarted; this is the one it stands for now.
 using control_endpoint_actor =
-    caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t, int64_t>>;
+    caf::typed_actor<caf::replies_to<msg::ControlFrame>::with<uint64_t, int64_t>,
+                     caf::reacts_to<replace_atom, caf::actor>>;
 
 // A lane actor's control endpoint, as the control plane addresses it.
 struct EndpointRef {

@@ -74,6 +74,7 @@ TEST_CASE("a user-composed graph: custom env factory, more replicas and samplers
 TEST_CASE("an actor that fails ends the run with an error naming it") {
   Config config;
   config.run.max_env_steps = 1'000'000;
+  config.fault.max_restarts = 0;  // test_restarts has the restarts
   auto parts = default_graph_parts(config);
   parts.make_env = [](uint32_t sampler, size_t) -> std::unique_ptr<envs::BatchedEnv> {
     if (sampler == 1) throw std::runtime_error("simulator license expired");
@@ -82,39 +83,50 @@ TEST_CASE("an actor that fails ends the run with an error naming it") {
   };
   auto result = train(config, parts);
   REQUIRE_FALSE(result);
-  CHECK(result.error().message() == "actor_failed: sampler/1: simulator license expired");
+  CHECK(result.error().message() ==
+        "actor_failed: sampler/1: simulator license expired (no restarts: fault.max_restarts = 0)");
 }
 
-TEST_CASE("an actor that hangs ends the run with an error instead of a hang") {
+TEST_CASE("a hung env is named by the watchdog, and the run stops without waiting for it") {
   Config config;
   config.run.max_env_steps = 1'000'000;
-  config.run.message_timeout_s = 0.5;
+  config.run.message_timeout_s = 1;
+  config.graph.samplers = 1;
   auto parts = default_graph_parts(config);
   const auto base = parts.make_env;
-  // Sampler 0's envs step normally for a while, then hang (here: for 3 s) in one step.
+  // Sampler 0's envs step normally for a while, then hang in one step until the test lets them
+  // go (after train() returned: it must not wait for them).
+  auto released = std::make_shared<std::atomic<bool>>(false);
   struct Hanging final : envs::BatchedEnv {
     std::unique_ptr<envs::BatchedEnv> env;
+    std::shared_ptr<std::atomic<bool>> released;
     int steps = 0;
     const envs::EnvSpec& spec() const override { return env->spec(); }
     size_t size() const override { return env->size(); }
     void reset(const std::vector<uint64_t>& seeds) override { env->reset(seeds); }
     void step(const float* actions) override {
-      if (++steps == 200) std::this_thread::sleep_for(std::chrono::seconds(3));
+      if (++steps == 200)
+        while (!*released) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       env->step(actions);
     }
     const envs::BatchOutput& output() const override { return env->output(); }
   };
-  parts.make_env = [base](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
-    auto env = base(sampler, envs);
-    if (sampler != 0) return env;
+  parts.make_env = [base, released](uint32_t sampler,
+                                    size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
     auto hanging = std::make_unique<Hanging>();
-    hanging->env = std::move(env);
+    hanging->env = base(sampler, envs);
+    hanging->released = released;
     return hanging;
   };
-  config.graph.samplers = 1;
   auto result = train(config, parts);
+  const bool still_hung = !*released;
+  *released = true;  // the left-behind thread may end now
+  CHECK(still_hung);
   REQUIRE_FALSE(result);
-  CHECK(result.error().message().find("the run made no progress for") != std::string::npos);
+  const auto& message = result.error().message();
+  MESSAGE(message);
+  CHECK(message.find("the run made no progress for") != std::string::npos);
+  CHECK(message.find("sampler/0 (sampling lane) in env_step for") != std::string::npos);
 }
 
 TEST_CASE("weights beyond the model pool's budget end the run with an error naming the pool") {

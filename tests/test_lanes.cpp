@@ -84,6 +84,36 @@ TEST_CASE("a track sums work per lane, keeps waits out of it, and remembers the 
   CHECK(unrecorded.busy_ns(Lane::training) == 10);
 }
 
+TEST_CASE("the watchdog's view: who is in the middle of a piece of work, who waits, how long") {
+  LaneTracer tracer(false);
+  const int64_t s = 1'000'000'000;
+  const int64_t t0 = trace_clock_ns();
+  auto sampler = tracer.track("sampler/0", Lane::sampling);
+  auto replica = tracer.track("inference/0", Lane::inference);
+  auto trainer = tracer.track("trainer", Lane::training);
+  sampler->work(Lane::sampling, "env_step", t0, t0 + 1);
+  sampler->begin_work("env_step", t0 + 2);  // and never ends
+  sampler->begin_work("ship_segment", t0 + 3);  // an inner span: the outer one is named
+  replica->work(Lane::inference, "forward", t0, t0 + s);  // then waits
+  trainer->begin_work("gradient_step", t0);
+  trainer->work(Lane::training, "gradient_step", t0, t0 + 5 * s);  // ended: it waits since
+  CHECK(sampler->in_progress().name == std::string("env_step"));
+  CHECK(trainer->in_progress().name == nullptr);
+  const auto stalled = tracer.stalled(3.0, t0 + 12 * s);
+  REQUIRE(stalled.size() == 3);
+  CHECK(stalled[0].actor == "sampler/0");  // in a piece of work: first
+  CHECK(stalled[0].working_on == "env_step");
+  CHECK(stalled[0].seconds == doctest::Approx(12.0));
+  CHECK(stalled[1].actor == "inference/0");  // then the waiting ones, longest first
+  CHECK(stalled[1].seconds == doctest::Approx(11.0));
+  CHECK(stalled[2].actor == "trainer");
+  CHECK(stalled[2].seconds == doctest::Approx(7.0));
+  CHECK(tracer.stalled(8.0, t0 + 12 * s).size() == 2);  // the trainer finished work 7 s ago
+  CHECK(describe(stalled) ==
+        "sampler/0 (sampling lane) in env_step for 12.0 s; no work finished: inference/0 "
+        "(inference lane, 11.0 s), trainer (training lane, 7.0 s)");
+}
+
 TEST_CASE("the report divides busy time by wall time and the lane's actors") {
   LaneTracer tracer(false);
   tracer.track("sampler/0", Lane::sampling)->work(Lane::sampling, "env_step", 0, 2'000'000'000);

@@ -62,7 +62,10 @@ Ack on_command(self_ptr self, const msg::ControlFrame& frame) {
 control_endpoint_actor::behavior_type endpoint(self_ptr self, ControlEndpointSetup setup) {
   name_failures(self, setup.name + "/control");
   self->state.setup = std::move(setup);
-  return {[self](const msg::ControlFrame& frame) { return on_command(self, frame); }};
+  return {[self](const msg::ControlFrame& frame) { return on_command(self, frame); },
+          [self](replace_atom, const caf::actor& restarted) {
+            self->state.setup.data_actor = restarted;
+          }};
 }
 
 }  // namespace

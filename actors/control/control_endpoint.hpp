@@ -10,6 +10,7 @@
 //                    once applied; refused by the others;
 //   shutdown         ends the data actor, then the endpoint;
 //   checkpoint       refused: the supervisor orders checkpoints from the trainer.
+// When the supervisor restarts a failed data actor, its endpoint stays and stands for the new one.
 // Every answer is (request id, idle ns of the data actor; -1 when it has no track).
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>

@@ -12,6 +12,7 @@
 #include <dvla/actors/cluster/coordinator.hpp>
 #include <dvla/actors/cluster/segment_gate.hpp>
 #include <dvla/actors/control/control_plane.hpp>
+#include <dvla/actors/control/graph_restarts.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
@@ -40,6 +41,7 @@ struct SupervisorState {
   Config config;
   std::shared_ptr<gpu::MemoryPools> pools;  // may be null
   BuiltGraph graph;
+  std::unique_ptr<GraphRestarts> restarts;  // of the graph's failed samplers, replicas, evaluator
   control_plane_actor control;
   std::vector<caf::actor> children;  // every actor of the graph, for shutdown
   std::map<caf::actor_addr, std::string> names;
@@ -94,6 +96,37 @@ void fail(self_ptr self, const std::string& why) {
   if (s.failure.empty()) s.failure = why;
   s.finished = true;
   stop_graph(self);
+}
+
+// `why` an actor named `name` failed, naming it: dvla's actors name themselves in their exit
+// reasons; a user's actor may not.
+std::string naming(const std::string& name, const std::string& why) {
+  return why.find(name) != std::string::npos ? why : name + ": " + why;
+}
+
+// Actor `failed` (named `name`) ended with `why`: restarted when it may be (the run goes on:
+// true), else the run ends naming it (false).
+bool restart_or_fail(self_ptr self, const caf::actor_addr& failed, const std::string& name,
+                     const std::string& why) {
+  auto& s = self->state;
+  if (!s.restarts) return fail(self, why), false;
+  const auto outcome = s.restarts->on_failure(failed, name, why);
+  switch (outcome.kind) {
+    case RestartOutcome::restarted:
+      fmt::print(stderr, "dvla: {}\n", outcome.text);
+      status(self).restarts = s.restarts->total();
+      status(self).last_restart = why;
+      return true;
+    case RestartOutcome::replaced_before:
+      return true;
+    case RestartOutcome::refused:
+      fail(self, outcome.text);
+      return false;
+    case RestartOutcome::not_restartable:
+      break;
+  }
+  fail(self, why);
+  return false;
 }
 
 // Passes a report on to every observer (the frame is shared, not copied).
@@ -167,15 +200,20 @@ void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string
               std::vector<EvaluationCommand> commands = {}) {
   const uint64_t env_steps = status(self).env_steps;  // when the weights were taken
   // No timeout: an evaluation takes as long as its episodes; the evaluator is watched, so its
-  // failure still ends the run with its reason.
-  self->request(self->state.graph.evaluator, caf::infinite, weights)
+  // failure still ends the run with its reason, or it is restarted and evaluates again.
+  const auto evaluator = self->state.graph.evaluator;
+  self->request(evaluator, caf::infinite, weights)
       .then(
           [self, dir, env_steps, commands](const msg::MetricsFrame& frame) mutable {
             self->state.evaluating = false;
             answer(commands, take_evaluation(self, frame, dir, env_steps));
             evaluate_for_commands(self);
           },
-          [self, commands](caf::error& e) mutable {
+          [self, weights, dir, commands, evaluator](caf::error& e) mutable {
+            if (self->state.stopping) return answer(commands, e);
+            if (actor_gone(e) && restart_or_fail(self, evaluator.address(), "evaluator",
+                                                 naming("evaluator", describe(e))))
+              return evaluate(self, weights, dir, std::move(commands));
             answer(commands, e);
             fail(self, "evaluation failed: " + describe(e));
           });
@@ -274,11 +312,14 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
         if constexpr (std::is_same_v<T, msg::RejectionReport>) {
           s.tally->add_rejection();
         } else if constexpr (std::is_same_v<T, msg::SamplingReport>) {
-          if (auto added = s.tally->add(report); !added)
+          if (auto added = s.tally->add(report); !added) {
             report_rejected(caf::actor_cast<caf::actor>(self), "supervisor",
                             m->source + ": " + added.error().message());
-          else if (s.cluster)
-            s.cluster->acknowledged(0, report.env_steps, 0, 0, 0);  // the coordinator's own
+          } else {
+            if (s.restarts) s.restarts->shipped(m->source, report.env_steps);
+            if (s.cluster)
+              s.cluster->acknowledged(0, report.env_steps, 0, 0, 0);  // the coordinator's own
+          }
           finish_if_budget_spent(self);
         } else if constexpr (std::is_same_v<T, msg::LearningReport>) {
           s.tally->add(report);
@@ -336,6 +377,7 @@ void on_quorum(self_ptr self) {
     s.cluster->add_coordinator(static_cast<uint32_t>(s.graph.samplers.size()), s.groups.front(),
                                static_cast<uint32_t>(s.config.graph.inference_replicas));
   start_samplers(s.graph);
+  if (s.restarts) s.restarts->samplers_started();
 }
 
 // Tells the nodes the run is over; answered with how many acknowledged.
@@ -444,6 +486,8 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
         BuildContext::SamplerPlacement{0, static_cast<uint32_t>(s.config.cluster.local_samplers)};
   auto& data_system = s.planes ? s.planes->data() : self->system();
   s.graph = build_graph(data_system, graph, context);
+  s.restarts = std::make_unique<GraphRestarts>(
+      RestartContext{&data_system, s.config.fault, context.watch}, s.graph);
   if (s.graph.placement) {
     fmt::print(stderr, "dvla: placement (graph.placement = auto) on {}: {}\n",
                s.graph.placement->topology(), s.graph.placement->plan());
@@ -458,7 +502,10 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   control.supervisor = context.supervisor;
   s.control = spawn_control_plane(self->system(), control);
   watch(self, "control plane", caf::actor_cast<caf::actor>(s.control));
-  if (!cluster) return start(s.graph);
+  if (!cluster) {
+    start(s.graph);
+    return s.restarts->samplers_started();
+  }
   // The learner publishes its first weights now; samplers start once the nodes are in.
   caf::anon_send(s.graph.trainer, start_atom::value);
   for (const auto& g : graph.env_groups)
@@ -488,9 +535,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
     if (s.stopping) return;
     const auto name = s.names.count(down.source) ? s.names[down.source] : std::string("an actor");
     if (!down.reason) return fail(self, name + " stopped unexpectedly");
-    // dvla's actors name themselves in their exit reasons; a user's actor may not.
-    const auto why = describe(down.reason);
-    fail(self, why.find(name) != std::string::npos ? why : name + ": " + why);
+    restart_or_fail(self, down.source, name, naming(name, describe(down.reason)));
   });
   // A child's end arrives twice (link and monitor): the down handler above deals with it.
   self->set_exit_handler([](caf::exit_msg&) {});

@@ -1,8 +1,9 @@
 #pragma once
 // Supervisor: the run's one typed actor that holds the graph together (protocol:
 // supervisor_actor in actors/interfaces.hpp). It has the graph built (actors/graph/
-// graph_builder.hpp) and its control plane spawned, watches every actor they spawn (a failure
-// ends the run, naming the actor), and composes what owns the run's state:
+// graph_builder.hpp) and its control plane spawned, watches every actor they spawn (a failed
+// sampler, replica or evaluator is restarted within fault.max_restarts: GraphRestarts; any other
+// failure ends the run, naming the actor), and composes what owns the run's state:
 //   StatusTally       the status, from the typed reports of samplers, learner and evaluator;
 //   SnapshotSchedule  which versions get a checkpoint and an evaluation;
 //   ControlPlane      control rounds to every lane actor's endpoint (its own actor).

@@ -146,6 +146,8 @@ void build_inference(Builder& b) {
       b.replica_weights.push_back(setup.weights);
       auto replica = b.watch(spawn_inference(b.system, setup), setup.name);
       b.pools[pool.name].push_back(replica);
+      b.built.replicas.push_back(replica);
+      b.built.replica_setups.push_back(setup);
       b.add_endpoint(replica, setup.name, setup.track);
     }
   }
@@ -206,6 +208,7 @@ void build_evaluator(Builder& b) {
   e.seed = c.run.seed;
   e.torch_threads = c.graph.torch_threads;
   e.model_lease = b.model_lease(e.name);
+  b.built.evaluator_setup = e;
   b.built.evaluator = b.watch(spawn_evaluator(b.system, e), e.name);
 }
 
@@ -277,6 +280,7 @@ void build_samplers(Builder& b) {
       if (b.context.pools)
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
       setup.inference = replicas[served[pool_name]++ % replicas.size()];
+      setup.replica_timeout_s = c.run.message_timeout_s;
       setup.stages = b.stages;
       if (b.node_part()) {
         auto uplink = b.context.node_uplink(setup.name);
@@ -286,6 +290,7 @@ void build_samplers(Builder& b) {
         setup.trainer = b.built.trainer;
         setup.supervisor = b.context.supervisor;
       }
+      b.built.sampler_setups.push_back(setup);
       b.built.samplers.push_back(b.watch(spawn_sampler(b.system, setup), setup.name));
       b.add_endpoint(b.built.samplers.back(), setup.name, setup.track, /*takes_orders=*/true);
     }

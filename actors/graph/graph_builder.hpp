@@ -14,6 +14,9 @@
 #include <vector>
 
 #include <dvla/actors/control/control_plane.hpp>
+#include <dvla/actors/evaluation/evaluator.hpp>
+#include <dvla/actors/inference/inference.hpp>
+#include <dvla/actors/sampling/sampler.hpp>
 #include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
@@ -32,11 +35,17 @@ struct BuiltGraph {
   distributor_actor distributor;
   evaluator_actor evaluator;  // null when eval.episodes is 0
   std::vector<sampler_actor> samplers;
+  std::vector<inference_actor> replicas;  // of every pool
   std::vector<observer_actor> observers;
   std::vector<EndpointRef> endpoints;
   std::vector<std::string> group_names;  // indexed by a sampler's group
   // graph.placement = auto: the plan and what each lane thread got; null with none.
   std::shared_ptr<PlacementReport> placement;
+  // What the restartable actors were spawned from (in the order of samplers and replicas), so
+  // that the supervisor can spawn a failed one again (actors/control/graph_restarts.hpp).
+  std::vector<SamplerSetup> sampler_setups;
+  std::vector<InferenceSetup> replica_setups;
+  std::optional<EvaluatorSetup> evaluator_setup;
 };
 
 struct BuildContext {

@@ -10,6 +10,8 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/core.h>
+
 #include <dvla/actors/atoms.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/control/supervisor.hpp>
@@ -90,11 +92,28 @@ void send_evaluation_requests(const actors::supervisor_actor& supervisor,
     caf::anon_send(supervisor, msg::build(msg::ControlCommand{msg::Command::evaluate, ++sent, {}}));
 }
 
+// The watchdog found the run standing still: says at once which actors stand, in which lane and
+// for how long, and saves a final checkpoint where the trainer still answers. The error to end
+// the run with.
+Error stalled_run(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
+                  const Config& config, const LaneTracer& tracer, const Error& standstill) {
+  auto why = standstill.message();
+  if (const auto who = describe(tracer.stalled(config.run.message_timeout_s)); !who.empty())
+    why += "; " + who;
+  fmt::print(stderr, "dvla: watchdog: {}; stopping the run\n", why);
+  std::fflush(stderr);
+  if (config.run.logdir.empty()) return Error(why);
+  if (auto saved = final_checkpoint(self, supervisor, config.run.message_timeout_s))
+    return Error(why + "; the final checkpoint was saved: " + saved->first);
+  else
+    return Error(why + "; " + saved.error().message());
+}
+
 // Polls the supervisor until the run ends and collects its result; the graph still runs after.
 Expected<TrainingResult> await_result(caf::scoped_actor& self,
                                       const actors::supervisor_actor& supervisor,
                                       const Config& config, const ProgressCallback& on_progress,
-                                      const RunRequests* requests) {
+                                      const RunRequests* requests, const LaneTracer& tracer) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
@@ -111,7 +130,8 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
     status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
     if (stopped_by = early_end(*status, config, requests); !stopped_by.empty()) break;
-    if (auto moving = watchdog.check(*status); !moving) return moving.error();
+    if (auto moving = watchdog.check(*status); !moving)
+      return stalled_run(self, supervisor, config, tracer, moving.error());
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
       last_progress = std::chrono::steady_clock::now();
@@ -163,11 +183,28 @@ Expected<TrainingResult> run_graph(actors::PlaneSystems& planes, const Config& c
                                    const RunRequests* requests) {
   caf::scoped_actor self{planes.control()};  // counts as a running actor while it lives
   auto supervisor = actors::spawn_supervisor(planes.control(), config, graph, std::move(resume),
-                                             std::move(tracer), std::move(pools), &planes);
-  auto result = await_result(self, supervisor, config, on_progress, requests);
+                                             tracer, std::move(pools), &planes);
+  auto result = await_result(self, supervisor, config, on_progress, requests, *tracer);
   release_nodes(self, supervisor, config);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
+}
+
+// Waits up to `limit_s` for every actor of the run to end (the supervisor told them to).
+bool actors_ended(actors::PlaneSystems& planes, double limit_s) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  const auto running = [&] {
+    size_t n = planes.data().registry().running();
+    if (planes.split())
+      n += planes.control().registry().running() + planes.weights().registry().running();
+    return n;
+  };
+  while (running() > 0) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 // One system for a run in one process; split planes with heartbeats (and TLS, when configured)
@@ -221,8 +258,20 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
   if (!planes) return planes.error();
   auto result =
       run_graph(**planes, config, graph, on_progress, std::move(resume), tracer, *pools, requests);
-  (*planes)->control().await_all_actors_done();
-  (*planes)->data().await_all_actors_done();  // every track is complete
+  if (!actors_ended(**planes, config.run.message_timeout_s)) {
+    // An actor stuck in a call that never returns (a hung env) cannot be joined: its threads
+    // and the systems they use are left to the process's exit instead of hanging the caller.
+    auto working = tracer->stalled(0);
+    working.erase(std::remove_if(working.begin(), working.end(),
+                                 [](const StalledActor& a) { return a.working_on.empty(); }),
+                  working.end());
+    fmt::print(stderr,
+               "dvla: the run stopped, but not every actor ended within message_timeout_s "
+               "({}): left behind\n",
+               working.empty() ? std::string("none is in a piece of work") : describe(working));
+    (void)planes->release();
+  }
+  // Every track is complete (or, left behind, no longer written).
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())
     if (auto written = tracer->write_chrome_trace(config.run.trace); !written && result)

@@ -2,6 +2,10 @@
 
 #include <caf/all.hpp>
 
+#include <chrono>
+
+#include <fmt/core.h>
+
 #include <dvla/actors/sampling/collection.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
@@ -39,6 +43,9 @@ struct SamplerState {
   bool draining = false;  // the step budget is spent
   bool finished = false;
   int malformed_answers = 0;
+  // Its inference replica was lost: no requests until the supervisor names its replacement.
+  bool waiting_for_replica = false;
+  std::chrono::steady_clock::time_point replica_deadline;
   WaitSpan waiting_for_credit;
   msg::SamplingReport unreported;  // env steps and episodes since the last report
 };
@@ -129,7 +136,8 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
 }
 
 bool budget_spent(const SamplerState& s) {
-  return s.setup.step_budget > 0 && s.counted_steps >= s.setup.step_budget * s.envs;
+  return s.setup.step_budget > 0 &&
+         s.setup.steps_before + s.counted_steps >= s.setup.step_budget * s.envs;
 }
 
 void step(SamplerState& s, EnvBuffer& b, const msg::ActionBatch& answer) {
@@ -191,9 +199,34 @@ void on_answer(self_ptr self, EnvBuffer& b, const msg::ActionFrame& frame) {
   finish_if_done(self);
 }
 
+// A request to `asked` failed. A replica that is gone (it failed, and the supervisor restarts it)
+// is waited for; any other error ends the sampler.
+void on_inference_error(self_ptr self, const inference_actor& asked, const caf::error& e) {
+  auto& s = self->state;
+  if (asked != s.setup.inference) return;  // a lost replica's: asked again of its successor
+  if (!actor_gone(e))
+    return self->quit(make_error(
+        errc::no_answer, s.setup.name + ": inference did not answer: " + describe(e)));
+  if (s.waiting_for_replica) return;
+  s.waiting_for_replica = true;
+  const auto wait = std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(s.setup.replica_timeout_s));
+  s.replica_deadline = std::chrono::steady_clock::now() + wait;
+  self->delayed_send(self, wait, replica_atom::value);
+}
+
+// The supervisor restarted the sampler's replica: what the lost one held is asked again.
+void on_replica(self_ptr self, const inference_actor& replica) {
+  auto& s = self->state;
+  s.setup.inference = replica;
+  s.waiting_for_replica = false;
+  for (auto& b : s.buffers) b.awaiting_answer = false;
+  request_all(self);
+}
+
 void request_actions(self_ptr self, EnvBuffer& b) {
   auto& s = self->state;
-  if (s.paused || b.awaiting_answer || s.finished) return;
+  if (s.paused || b.awaiting_answer || s.finished || s.waiting_for_replica) return;
   if (!s.collection->wants_actions(b, s.draining)) return;
   // Lock-step: after every segment, wait for the trainer's acknowledgement.
   if (!s.collection->may_request(s.in_flight)) return s.waiting_for_credit.start("wait_credit");
@@ -212,13 +245,13 @@ void request_actions(self_ptr self, EnvBuffer& b) {
   request.observations = observations_of(b.env->output(), b.env->spec());
   b.awaiting_answer = true;
   b.waiting_for_actions.start("wait_actions");
-  auto answered = [self, index = b.index](const msg::ActionFrame& f) {
-    on_answer(self, self->state.buffers[index], f);
+  // An answer of a replica that has been replaced meanwhile is dropped: the buffer asked again.
+  auto answered = [self, index = b.index, asked = s.setup.inference](const msg::ActionFrame& f) {
+    if (asked == self->state.setup.inference) on_answer(self, self->state.buffers[index], f);
   };
   self->request(s.setup.inference, data_plane, msg::build(request))
-      .then(answered, [self](caf::error& e) {
-        self->quit(make_error(errc::no_answer, self->state.setup.name +
-                                                   ": inference did not answer: " + describe(e)));
+      .then(answered, [self, asked = s.setup.inference](caf::error& e) {
+        on_inference_error(self, asked, e);
       });
 }
 
@@ -291,6 +324,16 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
         request_all(self);
       },
       [self](const msg::ControlFrame& frame) { return on_control(self, frame); },
+      [self](replica_atom, const inference_actor& replica) { on_replica(self, replica); },
+      [self](replica_atom) {
+        auto& s = self->state;
+        if (!s.waiting_for_replica || std::chrono::steady_clock::now() < s.replica_deadline)
+          return;
+        self->quit(make_error(errc::no_answer,
+                              fmt::format("{}: its inference replica was lost and not replaced "
+                                          "within {:g} s",
+                                          s.setup.name, s.setup.replica_timeout_s)));
+      },
   };
 }
 

@@ -46,6 +46,8 @@ struct SamplerSetup {
   int segment_length = 64;
   int segments_in_flight = 2;
   uint64_t step_budget = 0;  // batched steps before the sampler finishes; 0: no limit
+  // A restarted sampler's: env steps its earlier lives shipped, which count toward its budget.
+  uint64_t steps_before = 0;
   int group_size = 0;        // > 0: episodic collection in groups of this many envs
   // mode = sync: after shipping a segment, wait for its acknowledgement (which the trainer sends
   // once the new weights are distributed) and then ask for fresh actions.
@@ -54,6 +56,8 @@ struct SamplerSetup {
   // Its lease on the sim pool: segment buffers come from it. Null: the heap.
   std::shared_ptr<gpu::PoolLease> sim_lease;
   inference_actor inference;
+  // How long it waits for a lost inference replica to be replaced before it gives up.
+  double replica_timeout_s = 60;
   // The graph's stages (name, actor): each segment passes them in order before the trainer.
   std::vector<std::pair<std::string, stage_actor>> stages;
   // Where segments go: the trainer, or on a node of a multi-node run the sampler's uplink.
@@ -62,7 +66,8 @@ struct SamplerSetup {
 };
 
 // Spawns a detached sampler; it starts stepping on start_atom and obeys control commands
-// (pause, resume, shutdown).
+// (pause, resume, shutdown). When its inference replica is lost it waits (replica_timeout_s) for
+// the replica that replaces it, then asks that one for what the lost one held.
 sampler_actor spawn_sampler(caf::actor_system& system, SamplerSetup setup);
 
 }  // namespace dvla::actors

@@ -20,4 +20,9 @@ std::string describe(const caf::error& e) {
   return caf::to_string(e);
 }
 
+bool actor_gone(const caf::error& e) {
+  return e == caf::sec::request_receiver_down ||
+         (e.category() == caf::atom("dvla") && e.code() == static_cast<uint8_t>(errc::actor_failed));
+}
+
 }  // namespace dvla::actors

@@ -47,4 +47,8 @@ inline caf::error make_error(errc code, std::string message) {
 // A readable sentence for any error: dvla errors give their message, others CAF's rendering.
 std::string describe(const caf::error& e);
 
+// Whether a request's error says its receiver is gone: it ended by an exception (while on the
+// request or before it), or was no longer there.
+bool actor_gone(const caf::error& e);
+
 }  // namespace dvla::actors

@@ -97,6 +97,8 @@ json status_json(const RunStatus& s) {
             {"rejected_messages", s.rejected_messages},
             {"checkpoint_failures", s.checkpoint_failures},
             {"checkpoint_error", s.checkpoint_error},
+            {"restarts", s.restarts},
+            {"last_restart", s.last_restart},
             {"evaluations", s.evaluations},
             {"control_rtt_us",
              {{"rounds", s.control.rounds},
@@ -381,6 +383,9 @@ int train(const dvla::apps::PpoOptions& options) {
   if (s.checkpoint_failures > 0)
     fmt::print("checkpoint saves that failed: {} (the last: {}){}\n", s.checkpoint_failures,
                s.checkpoint_error, result->checkpoint.empty() ? "; the final one too" : "");
+  if (s.restarts > 0)
+    fmt::print("actors restarted after a failure: {} (the last: {})\n", s.restarts,
+               s.last_restart);
   json summary = status_json(s);
   summary["lane_busy"] = dvla::apps::lane_busy_json(result->lanes);
   summary["lanes"] = dvla::apps::lanes_json(result->lanes);

@@ -55,6 +55,11 @@ std::vector<Setting> fields(Config& c) {
        "seconds an actor may take to answer a control request, and the longest a run may go "
        "without progress (env steps, versions) before it is reported as stuck",
        &c.run.message_timeout_s},
+      {"fault.max_restarts",
+       "restarts of one failed sampler (fresh envs), inference replica or evaluator (current "
+       "weights) within fault.window_s; one failure more ends the run; 0: any failure ends it",
+       &c.fault.max_restarts},
+      {"fault.window_s", "seconds over which fault.max_restarts is counted", &c.fault.window_s},
       {"env", "environment: cartpole | synthetic | tabletop", &c.env.name},
   };
   for (const auto& env : envs::EnvRegistry::builtin().entries())
@@ -292,6 +297,9 @@ Status validate(const Config& c) {
   if (c.run.checkpoint_keep < 1) return fail("checkpoint.keep must be at least 1");
   if (c.run.progress_interval_s <= 0) return fail("progress_interval_s must be positive");
   if (c.run.message_timeout_s <= 0) return fail("message_timeout_s must be positive");
+  if (c.fault.max_restarts < 0 || c.fault.max_restarts > 1000)
+    return fail("fault.max_restarts must be 0..1000, not " + std::to_string(c.fault.max_restarts));
+  if (!(c.fault.window_s > 0)) return fail("fault.window_s must be positive");
   if (c.run.control_ping_interval_s < 0)
     return fail("control.ping_interval_s must be 0 (no pings) or positive");
   // Upper bounds keep a typo from exhausting the machine (threads, memory) or the budget.

@@ -141,8 +141,18 @@ struct DistributionConfig {
   msg::WeightPrecision wire_dtype = msg::WeightPrecision::float32;
 };
 
+// What the supervisor does when a lane actor fails (actors/control/graph_restarts.hpp): a sampler
+// is restarted with fresh envs, an inference replica or the evaluator with the current weights,
+// each at most `max_restarts` times within any `window_s` seconds; the next failure ends the run.
+// The trainer's failure always ends it (its last checkpoint stays whole).
+struct FaultConfig {
+  int max_restarts = 3;  // per actor, within window_s; 0: any failure ends the run
+  double window_s = 300;
+};
+
 struct Config {
   RunConfig run;
+  FaultConfig fault;
   ClusterConfig cluster;
   DistributionConfig distribution;
   GraphConfig graph;

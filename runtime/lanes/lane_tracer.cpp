@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 namespace dvla {
@@ -14,6 +15,12 @@ nlohmann::json metadata(const char* what, int pid, int tid, const std::string& n
   nlohmann::json m = {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
   if (tid >= 0) m["tid"] = tid;
   return m;
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", s);
+  return text;
 }
 
 }  // namespace
@@ -45,6 +52,38 @@ LaneReport LaneTracer::report(double wall_s) const {
   for (auto& use : r.lanes)
     if (wall_s > 0) use.busy_fraction = use.busy_s / (wall_s * std::max(use.actors, 1));
   return r;
+}
+
+std::string describe(const std::vector<StalledActor>& stalled) {
+  std::string working, waiting;
+  for (const auto& a : stalled) {
+    const auto who = a.actor + " (" + lane_name(a.lane) + " lane";
+    if (!a.working_on.empty())
+      working += (working.empty() ? "" : "; ") + who + ") in " + a.working_on + " for " +
+                 seconds_text(a.seconds);
+    else
+      waiting += (waiting.empty() ? "" : ", ") + who + ", " + seconds_text(a.seconds) + ")";
+  }
+  if (waiting.empty()) return working;
+  return working + (working.empty() ? "" : "; ") + "no work finished: " + waiting;
+}
+
+std::vector<StalledActor> LaneTracer::stalled(double limit_s, int64_t now_ns) const {
+  std::lock_guard lock(mutex_);
+  std::vector<StalledActor> out;
+  for (const auto& t : tracks_) {
+    const auto work = t->in_progress();
+    const int64_t last = t->last_active_ns();
+    const int64_t since = work.name ? work.since_ns : last > 0 ? last : started_ns_;
+    const double seconds = static_cast<double>(now_ns - since) * 1e-9;
+    if (seconds < limit_s) continue;
+    out.push_back({t->actor(), t->home(), work.name ? work.name : "", seconds});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const StalledActor& a, const StalledActor& b) {
+    if (a.working_on.empty() != b.working_on.empty()) return !a.working_on.empty();
+    return a.seconds > b.seconds;
+  });
+  return out;
 }
 
 std::string LaneTracer::chrome_trace() const {

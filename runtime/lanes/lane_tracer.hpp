@@ -14,6 +14,18 @@
 
 namespace dvla {
 
+// An actor that has not finished a piece of work for a while, as the watchdog names it.
+struct StalledActor {
+  std::string actor;
+  Lane lane;
+  std::string working_on;  // the work span it is in the middle of; empty: it waits
+  double seconds = 0;      // in that span, or since it last finished one (or since the start)
+};
+
+// "sampler/0 (sampling lane) in env_step for 12.3 s; no work finished for 12.1 s: inference/0
+// (inference lane), ..." — empty for none.
+std::string describe(const std::vector<StalledActor>& stalled);
+
 class LaneTracer {
  public:
   explicit LaneTracer(bool record_spans) : record_(record_spans) {}
@@ -21,6 +33,9 @@ class LaneTracer {
   std::shared_ptr<LaneTrack> track(const std::string& actor, Lane home);
 
   LaneReport report(double wall_s) const;
+  // The actors that have not finished a piece of work for at least `limit_s` at `now_ns`: those
+  // in the middle of one first, longest first; then those that wait, longest first.
+  std::vector<StalledActor> stalled(double limit_s, int64_t now_ns = trace_clock_ns()) const;
   // The Chrome trace-event JSON of every recorded span, times relative to the tracer's start.
   std::string chrome_trace() const;
   Status write_chrome_trace(const std::string& path) const;

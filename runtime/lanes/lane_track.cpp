@@ -37,8 +37,23 @@ void LaneTrack::sample_cpu(int64_t now_ns) {
   cpu_sampled_at_ = now_ns;
 }
 
+void LaneTrack::begin_work(const char* name, int64_t start_ns) {
+  if (working_since_ns_.load(std::memory_order_relaxed) != 0) return;  // an outer span is open
+  working_on_.store(name, std::memory_order_relaxed);
+  working_since_ns_.store(start_ns, std::memory_order_release);
+}
+
+WorkInProgress LaneTrack::in_progress() const {
+  WorkInProgress w;
+  w.since_ns = working_since_ns_.load(std::memory_order_acquire);
+  if (w.since_ns != 0) w.name = working_on_.load(std::memory_order_relaxed);
+  return w;
+}
+
 void LaneTrack::work(Lane lane, const char* name, int64_t start_ns, int64_t end_ns) {
   last_active_ns_.store(end_ns, std::memory_order_relaxed);
+  if (working_since_ns_.load(std::memory_order_relaxed) == start_ns)
+    working_since_ns_.store(0, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
   busy_[static_cast<size_t>(lane)] += end_ns - start_ns;
   auto named = std::find_if(by_name_.begin(), by_name_.end(), [name](const auto& entry) {

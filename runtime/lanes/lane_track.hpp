@@ -20,6 +20,12 @@ namespace dvla {
 
 int64_t trace_clock_ns();  // the steady clock every span is measured with
 
+// The work span an actor is in the middle of (name null: none).
+struct WorkInProgress {
+  const char* name = nullptr;
+  int64_t since_ns = 0;
+};
+
 struct TraceSpan {
   const char* name;  // a string literal
   Lane lane;
@@ -33,6 +39,9 @@ class LaneTrack {
   // replica staging weights works for distribution). `max_spans`: recording stops there.
   LaneTrack(std::string actor, Lane home, bool record_spans, size_t max_spans = 2'000'000);
 
+  // A work span began: until it ends (work()), the actor is in the middle of it (an inner span of
+  // an open one is not recorded as such: the outer one says more).
+  void begin_work(const char* name, int64_t start_ns);
   void work(Lane lane, const char* name, int64_t start_ns, int64_t end_ns);
   void wait(const char* name, int64_t start_ns, int64_t end_ns);
   // The current depth of the actor's input queue (what it holds and has not processed yet); the
@@ -55,6 +64,8 @@ class LaneTrack {
   int intra_op_threads() const;
   // When the actor's thread last ended a span (trace clock ns; 0: never). Any thread may read it.
   int64_t last_active_ns() const { return last_active_ns_.load(std::memory_order_relaxed); }
+  // What the actor's thread is working on now, and since when. Any thread may read it.
+  WorkInProgress in_progress() const;
 
  private:
   void sample_cpu(int64_t now_ns);  // on the actor's thread
@@ -69,6 +80,8 @@ class LaneTrack {
   int64_t queue_peak_ = 0;
   int intra_op_threads_ = 0;
   std::atomic<int64_t> last_active_ns_{0};
+  std::atomic<const char*> working_on_{nullptr};
+  std::atomic<int64_t> working_since_ns_{0};  // 0: no span open
   std::array<int64_t, lane_count> busy_{};
   std::vector<std::pair<const char*, int64_t>> by_name_;  // few names: a linear search
   int64_t cpu_first_ = -1, cpu_last_ = 0, cpu_sampled_at_ = 0;
@@ -78,7 +91,9 @@ class LaneTrack {
 class ScopedWork {
  public:
   ScopedWork(LaneTrack* track, Lane lane, const char* name)
-      : track_(track), lane_(lane), name_(name), start_(track ? trace_clock_ns() : 0) {}
+      : track_(track), lane_(lane), name_(name), start_(track ? trace_clock_ns() : 0) {
+    if (track_) track_->begin_work(name_, start_);
+  }
   ScopedWork(LaneTrack* track, const char* name)
       : ScopedWork(track, track ? track->home() : Lane::sampling, name) {}
   ~ScopedWork() {

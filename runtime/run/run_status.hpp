@@ -98,6 +98,8 @@ struct RunStatus {
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   uint64_t checkpoint_failures = 0;  // saves that failed (the run went on; the next one retried)
   std::string checkpoint_error;      // why the last of them failed
+  uint64_t restarts = 0;             // failed lane actors restarted (fault.max_restarts)
+  std::string last_restart;          // the last of them: which actor, and why it failed
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not
 };
