@@ -2,7 +2,7 @@
 # dvla's two entry points for a fresh Debian 12 machine (run as root the first time, so the
 # packages can be installed):
 #   ./dvla.sh run [dvla-ppo flags]   build, then train and evaluate on the embedded default task
-#   ./dvla.sh test [ctest flags]     build everything, then run every test
+#   ./dvla.sh test [ctest flags]     build everything, then run every test and fuzz target
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -19,7 +19,7 @@ case "$command" in
   *) usage ;;
 esac
 
-scripts/install-deps.sh
+scripts/install-deps.sh "$command"
 jobs=$(nproc)
 mkdir -p build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > build/configure.log 2>&1 ||
@@ -29,5 +29,14 @@ if [ "$command" = run ]; then
   exec build/apps/dvla-ppo "$@"
 fi
 cmake --build build -j "$jobs"
-cd build
-exec ctest --output-on-failure "$@"
+(cd build && ctest --output-on-failure "$@")
+[ $# -eq 0 ] || exit 0  # ctest flags choose among the tests above: no fuzzing then
+# The libFuzzer targets (fuzz/): a clang build of their own, each run for a fixed number of
+# executions from its seed corpus.
+mkdir -p build-fuzz
+cmake -S . -B build-fuzz -DDVLA_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ > build-fuzz/configure.log 2>&1 ||
+  { cat build-fuzz/configure.log >&2; exit 1; }
+cmake --build build-fuzz -j "$jobs" --target fuzz_targets
+cd build-fuzz
+exec ctest --output-on-failure

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages dvla builds and runs with, by name. Does nothing when they are
-# all present, so every entry point may call it.
+# Installs the Debian 12 packages dvla builds and runs with, by name; with `test`, also those the
+# tests need beyond them. Does nothing when they are all present, so every entry point may call it.
 set -euo pipefail
 
 packages=(
@@ -18,6 +18,9 @@ packages=(
   libglx-mesa0                              # GL entry points MuJoCo may look up through libGL
   jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
 )
+
+# fuzz/: clang's libFuzzer, AddressSanitizer and UBSan (dvla.sh test builds the fuzz targets).
+[ "${1:-}" = test ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -159,6 +159,13 @@ TEST_CASE("sizes that would exhaust the machine or overshoot the budget are refu
         "max_env_steps 100");
   c.graph.envs_per_sampler = 25;
   CHECK(validate(c));
+  c = Config{};
+  c.fault.max_restarts = -1;
+  CHECK(validate(c).error().message() ==
+        "invalid config: fault.max_restarts must be 0..1000, not -1");
+  c = Config{};
+  REQUIRE(set_config_value(c, "fault.window_s", "0"));
+  CHECK(validate(c).error().message() == "invalid config: fault.window_s must be positive");
 }
 
 TEST_CASE("a learning-rate schedule: rates from given points on, bad steps refused by name") {

@@ -110,10 +110,12 @@ Error stalled_run(caf::scoped_actor& self, const actors::supervisor_actor& super
 }
 
 // Polls the supervisor until the run ends and collects its result; the graph still runs after.
+// `stalled`: the watchdog ended it.
 Expected<TrainingResult> await_result(caf::scoped_actor& self,
                                       const actors::supervisor_actor& supervisor,
                                       const Config& config, const ProgressCallback& on_progress,
-                                      const RunRequests* requests, const LaneTracer& tracer) {
+                                      const RunRequests* requests, const LaneTracer& tracer,
+                                      bool& stalled) {
   const auto progress_every = std::chrono::duration<double>(config.run.progress_interval_s);
   const double timeout_s = config.run.message_timeout_s;
   auto last_progress = std::chrono::steady_clock::now();
@@ -130,8 +132,10 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
     status = poll(self, supervisor, timeout_s);
     if (!status || status->finished) break;
     if (stopped_by = early_end(*status, config, requests); !stopped_by.empty()) break;
-    if (auto moving = watchdog.check(*status); !moving)
+    if (auto moving = watchdog.check(*status); !moving) {
+      stalled = true;
       return stalled_run(self, supervisor, config, tracer, moving.error());
+    }
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
       on_progress(*status);
       last_progress = std::chrono::steady_clock::now();
@@ -180,11 +184,11 @@ Expected<TrainingResult> run_graph(actors::PlaneSystems& planes, const Config& c
                                    std::shared_ptr<const Checkpoint> resume,
                                    std::shared_ptr<LaneTracer> tracer,
                                    std::shared_ptr<gpu::MemoryPools> pools,
-                                   const RunRequests* requests) {
+                                   const RunRequests* requests, bool& stalled) {
   caf::scoped_actor self{planes.control()};  // counts as a running actor while it lives
   auto supervisor = actors::spawn_supervisor(planes.control(), config, graph, std::move(resume),
                                              tracer, std::move(pools), &planes);
-  auto result = await_result(self, supervisor, config, on_progress, requests, *tracer);
+  auto result = await_result(self, supervisor, config, on_progress, requests, *tracer, stalled);
   release_nodes(self, supervisor, config);
   self->send(supervisor, actors::shutdown_atom::value);
   return result;
@@ -256,11 +260,16 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
   use_graph_threads(config.graph);  // lanes set their own; this is the main thread's and BLAS's
   auto planes = plane_systems(config);
   if (!planes) return planes.error();
-  auto result =
-      run_graph(**planes, config, graph, on_progress, std::move(resume), tracer, *pools, requests);
-  if (!actors_ended(**planes, config.run.message_timeout_s)) {
-    // An actor stuck in a call that never returns (a hung env) cannot be joined: its threads
-    // and the systems they use are left to the process's exit instead of hanging the caller.
+  bool stalled = false;
+  auto result = run_graph(**planes, config, graph, on_progress, std::move(resume), tracer, *pools,
+                          requests, stalled);
+  if (!stalled) {
+    (*planes)->control().await_all_actors_done();
+    (*planes)->data().await_all_actors_done();  // every track is complete
+  } else if (!actors_ended(**planes, config.run.message_timeout_s)) {
+    // The watchdog stopped the run: an actor stuck in a call that never returns (a hung env)
+    // cannot be joined, so its threads and the systems they use are left to the process's exit
+    // instead of hanging the caller.
     auto working = tracer->stalled(0);
     working.erase(std::remove_if(working.begin(), working.end(),
                                  [](const StalledActor& a) { return a.working_on.empty(); }),
@@ -271,7 +280,6 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
                working.empty() ? std::string("none is in a piece of work") : describe(working));
     (void)planes->release();
   }
-  // Every track is complete (or, left behind, no longer written).
   // Written whether the run succeeded or not: the trace shows what happened.
   if (!config.run.trace.empty())
     if (auto written = tracer->write_chrome_trace(config.run.trace); !written && result)

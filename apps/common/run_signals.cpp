@@ -36,6 +36,36 @@ void install(int sig, struct sigaction& previous) {
 
 std::string name_of(int sig) { return std::string("SIG") + sigabbrev_np(sig); }
 
+// Outside a RunSignals' life — above all before main, while LibTorch's static initialisers run
+// for most of a second — a stop signal quits with a line instead of the silent default death:
+// nothing has started that a stop could save. Only async-signal-safe calls.
+extern "C" void on_signal_outside_a_run(int sig) {
+  static const char interrupted[] = "dvla: SIGINT while no run is going: quitting (nothing to save)\n";
+  static const char terminated[] = "dvla: SIGTERM while no run is going: quitting (nothing to save)\n";
+  const bool is_int = sig == SIGINT;
+  [[maybe_unused]] const auto written =
+      write(STDERR_FILENO, is_int ? interrupted : terminated,
+            (is_int ? sizeof(interrupted) : sizeof(terminated)) - 1);
+  _exit(128 + sig);
+}
+
+void install_outside_a_run(int, char**, char**) {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    struct sigaction current {};
+    sigaction(sig, nullptr, &current);
+    if (current.sa_handler == SIG_IGN) continue;  // a background job's: stays ignored
+    struct sigaction action {};
+    action.sa_handler = on_signal_outside_a_run;
+    sigemptyset(&action.sa_mask);
+    sigaction(sig, &action, nullptr);
+  }
+}
+
+// .preinit_array: the dynamic linker calls it once the program is loaded, before any library's
+// initialiser (in the apps that link this file: those that use RunSignals).
+[[gnu::section(".preinit_array"), gnu::used]] void (*const install_at_start)(int, char**, char**) =
+    install_outside_a_run;
+
 }  // namespace
 
 RunSignals::RunSignals(std::string program) : program_(std::move(program)) {

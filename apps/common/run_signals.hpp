@@ -4,7 +4,8 @@
 // evaluation, summary), the second quits at once; every SIGUSR1 asks for an evaluation of the
 // latest weights. A signal that was ignored when the program started (a background job's SIGINT)
 // stays ignored. The handler only writes the signal's number to a pipe; a waiter thread reads it
-// and does the rest outside the handler. One at a time per process.
+// and does the rest outside the handler. One at a time per process. Outside its life (from the
+// program's start, before main) a SIGINT or SIGTERM quits with a line saying so.
 #include <signal.h>
 
 #include <atomic>

@@ -14,6 +14,7 @@ namespace dvla::apps {
 
 struct BenchOptions {
   double seconds = 2.0;          // per measurement
+  bool seconds_given = false;    // --seconds was given (soak: else an hour per workload)
   int episodes = 200;            // per family (expert suite)
   std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
   uint64_t steps = 0;            // pipeline, runtime: env steps per run; 0: the suite's default
@@ -52,6 +53,9 @@ Expected<nlohmann::json> bench_replication(const BenchOptions& options);
 namespace replication {
 int run_worker(int argc, char** argv);  // a node process of the replication suite
 }
+// Long runs of CartPole and the synthetic env (an hour each unless --seconds): resident memory
+// and open file descriptors sampled, their growth per hour after warm-up.
+Expected<nlohmann::json> bench_soak(const BenchOptions& options);
 // One allocation pattern (simulator churn, model weight updates) against a single shared pool and
 // against the dual pools at the same budget: the model's large allocations that fail in each.
 Expected<nlohmann::json> bench_memory(const BenchOptions& options);

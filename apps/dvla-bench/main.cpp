@@ -54,6 +54,10 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
         "weight versions of a 25M/100M-parameter policy to 1-8 node processes on 127.0.0.1 "
         "(1 and 4 replicas each): learner bytes per version and time to the last replica, one "
         "copy per replica vs once per node vs a relay tree; local fan-out vs one memcpy"}},
+      {"soak",
+       {dvla::apps::bench_soak,
+        "an hour each (or --seconds) of CartPole and the synthetic env with checkpoints and "
+        "evaluations: resident memory and open file descriptors, growth per hour"}},
       {"runtime",
        {dvla::apps::bench_runtime,
         "the runtime's ceiling: zero-latency synthetic env, null policy, "
@@ -85,7 +89,7 @@ std::string help() {
   text +=
       "\nFlags:\n"
       "  --json          print the figures as one JSON object on the last stdout line\n"
-      "  --seconds S     seconds per timed figure (default 2)\n"
+      "  --seconds S     seconds per timed figure (default 2); soak: per workload (3600)\n"
       "  --episodes N    episodes per family for the expert suite (default 200)\n"
       "  --workload NAME pipeline: synthetic | cartpole | tabletop | all (default all; the\n"
       "                  first one's figures lead the JSON, all are under 'workloads')\n"
@@ -95,7 +99,7 @@ std::string help() {
       "                  efficiency: env steps at most per run (default 300000)\n"
       "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
       "  --seeds N       efficiency: seed pairs, from the config's seed (default 5)\n"
-      "  --set KEY=VALUE pipeline, runtime, backpressure, efficiency: a config key (as for\n"
+      "  --set KEY=VALUE pipeline, runtime, backpressure, efficiency, soak: a config key (as for\n"
       "                  dvla-ppo; efficiency: stop.eval_return or stop.eval_success sets the\n"
       "                  target);\n"
       "                  planes: sources, credits, segment_kib, work_us, rounds;\n"
@@ -145,7 +149,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       if (word == "--seconds")
-        options.seconds = *x;
+        options.seconds = *x, options.seconds_given = true;
       else if (word == "--episodes")
         options.episodes = static_cast<int>(*x);
       else if (word == "--steps")
