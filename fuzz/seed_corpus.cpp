@@ -53,6 +53,15 @@ struct Data {
   std::vector<int32_t> tokens = iota<int32_t>(2 * 3 * 5);
 };
 
+DatasetHeader lift_header() {
+  DatasetHeader h;
+  h.env = "tabletop";
+  h.suite = "lift";
+  h.image_size = 2;
+  h.front_camera = true;
+  return h;
+}
+
 void frames(const fs::path& dir, const Data& d) {
   ObservationBatch o;
   o.sampler_id = 1;
@@ -104,12 +113,7 @@ void frames(const fs::path& dir, const Data& d) {
   frame_seed(dir, "metrics_evaluation",
              build(Metrics{"evaluator", 2, EvaluationReport{3, 20, 0.5, 10, 30, {}}}));
   frame_seed(dir, "metrics_rejection", build(Metrics{"inference/0", 3, RejectionReport{"x"}}));
-  DatasetHeader h;
-  h.env = "tabletop";
-  h.suite = "lift";
-  h.image_size = 2;
-  h.front_camera = true;
-  frame_seed(dir, "dataset_header", build(h));
+  frame_seed(dir, "dataset_header", build(lift_header()));
   frame_seed(dir, "dataset_footer", build(DatasetFooter{2, 12345}));
   Demonstration demo;
   demo.task = "lift";
@@ -123,12 +127,7 @@ void frames(const fs::path& dir, const Data& d) {
 
 void dataset(const fs::path& dir, const fs::path& scratch, const Data& d) {
   const auto file = scratch / "seed.dvla";
-  DatasetHeader h;
-  h.env = "tabletop";
-  h.suite = "lift";
-  h.image_size = 2;
-  h.front_camera = true;
-  auto writer = DemonstrationWriter::create(file.string(), h);
+  auto writer = DemonstrationWriter::create(file.string(), lift_header());
   if (!writer) throw std::runtime_error(writer.error().message());
   Demonstration demo;
   demo.task = "lift";

@@ -116,6 +116,34 @@ TEST_CASE("a sampler whose env throws is restarted and the run ends on its budge
   CHECK(s.version > 3);
 }
 
+TEST_CASE("GRPO: a sampler that fails mid-group is restarted with fresh groups") {
+  auto config = small_cartpole();
+  config.run.algo = "grpo";
+  config.grpo.reward = EpisodeScore::episode_return;
+  auto parts = default_graph_parts(config);
+  const auto base = parts.make_env;
+  auto failures = std::make_shared<std::atomic<int>>(0);
+  parts.make_env = [=](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
+    auto env = std::make_unique<FaultyEnv>();
+    env->env = base(sampler, envs);
+    env->stepped = std::make_shared<std::atomic<uint64_t>>(0);
+    if (sampler == 0)
+      env->before_step = [failures, steps = 0]() mutable {
+        if (++steps == 120 && failures->fetch_add(1) < 1)
+          throw std::runtime_error("the simulator went unstable");
+      };
+    return env;
+  };
+  auto result = train(config, parts);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  CHECK(s.restarts == 1);
+  CHECK(s.last_restart == "actor_failed: sampler/0: the simulator went unstable");
+  CHECK(s.env_steps >= config.run.max_env_steps);  // valid steps only: whole rounds overshoot
+  CHECK(s.rejected_messages == 0);
+  CHECK(s.version >= 3);
+}
+
 TEST_CASE("an inference replica whose forward pass throws is restarted; its samplers go on") {
   auto config = small_cartpole();
   auto parts = default_graph_parts(config);

@@ -109,8 +109,8 @@ std::string naming(const std::string& name, const std::string& why) {
 bool restart_or_fail(self_ptr self, const caf::actor_addr& failed, const std::string& name,
                      const std::string& why) {
   auto& s = self->state;
-  if (!s.restarts) return fail(self, why), false;
-  const auto outcome = s.restarts->on_failure(failed, name, why);
+  const auto outcome = s.restarts ? s.restarts->on_failure(failed, name, why)
+                                  : RestartOutcome{RestartOutcome::not_restartable, {}};
   switch (outcome.kind) {
     case RestartOutcome::restarted:
       fmt::print(stderr, "dvla: {}\n", outcome.text);
