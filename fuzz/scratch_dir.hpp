@@ -11,10 +11,17 @@ namespace dvla::fuzz {
 
 class ScratchDir {
  public:
+  // Under $TMPDIR where it can be made there (ctest sets /dev/shm: files in memory), else /tmp.
   ScratchDir() {
+    const auto name = "dvla-fuzz-" + std::to_string(::getpid());
     const char* tmp = std::getenv("TMPDIR");
-    path_ = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
-            ("dvla-fuzz-" + std::to_string(::getpid()));
+    std::error_code ec;
+    if (tmp && *tmp) {
+      path_ = std::filesystem::path(tmp) / name;
+      if (std::filesystem::create_directories(path_, ec) || std::filesystem::is_directory(path_))
+        return;
+    }
+    path_ = std::filesystem::path("/tmp") / name;
     std::filesystem::create_directories(path_);
   }
   ~ScratchDir() {
