@@ -54,6 +54,26 @@ struct FaultyPolicy final : Policy {
   torch::Tensor value(const PolicyInput& input) override { return inner->value(input); }
 };
 
+using EnvFactory = std::function<std::unique_ptr<envs::BatchedEnv>(uint32_t, size_t)>;
+
+// `base`'s envs, counting their steps into `stepped`; sampler `faulty`'s envs throw at their
+// `at_step`-th step, in the sampler's first `lives` lives.
+EnvFactory unstable_sampler(EnvFactory base, uint32_t faulty, int at_step, int lives,
+                            std::shared_ptr<std::atomic<uint64_t>> stepped) {
+  auto failures = std::make_shared<std::atomic<int>>(0);
+  return [=](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
+    auto env = std::make_unique<FaultyEnv>();
+    env->env = base(sampler, envs);
+    env->stepped = stepped;
+    if (sampler == faulty)
+      env->before_step = [failures, at_step, lives, steps = 0]() mutable {
+        if (++steps == at_step && failures->fetch_add(1) < lives)
+          throw std::runtime_error("the simulator went unstable");
+      };
+    return env;
+  };
+}
+
 Config small_cartpole() {
   Config config;
   config.run.seed = 3;
@@ -84,21 +104,9 @@ TEST_CASE("the restart budget allows fault.max_restarts within any fault.window_
 TEST_CASE("a sampler whose env throws is restarted and the run ends on its budget, steps once") {
   auto config = small_cartpole();
   auto parts = default_graph_parts(config);
-  const auto base = parts.make_env;
   auto stepped = std::make_shared<std::atomic<uint64_t>>(0);
-  auto failures = std::make_shared<std::atomic<int>>(0);
   // Sampler 1's envs throw at their 150th step, in its first two lives; sampler 0's never do.
-  parts.make_env = [=](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
-    auto env = std::make_unique<FaultyEnv>();
-    env->env = base(sampler, envs);
-    env->stepped = stepped;
-    if (sampler == 1)
-      env->before_step = [failures, steps = 0]() mutable {
-        if (++steps == 150 && failures->fetch_add(1) < 2)
-          throw std::runtime_error("the simulator went unstable");
-      };
-    return env;
-  };
+  parts.make_env = unstable_sampler(parts.make_env, 1, 150, 2, stepped);
   auto result = train(config, parts);
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;
@@ -121,19 +129,8 @@ TEST_CASE("GRPO: a sampler that fails mid-group is restarted with fresh groups")
   config.run.algo = "grpo";
   config.grpo.reward = EpisodeScore::episode_return;
   auto parts = default_graph_parts(config);
-  const auto base = parts.make_env;
-  auto failures = std::make_shared<std::atomic<int>>(0);
-  parts.make_env = [=](uint32_t sampler, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
-    auto env = std::make_unique<FaultyEnv>();
-    env->env = base(sampler, envs);
-    env->stepped = std::make_shared<std::atomic<uint64_t>>(0);
-    if (sampler == 0)
-      env->before_step = [failures, steps = 0]() mutable {
-        if (++steps == 120 && failures->fetch_add(1) < 1)
-          throw std::runtime_error("the simulator went unstable");
-      };
-    return env;
-  };
+  parts.make_env =
+      unstable_sampler(parts.make_env, 0, 120, 1, std::make_shared<std::atomic<uint64_t>>(0));
   auto result = train(config, parts);
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;
