@@ -22,7 +22,8 @@ std::string describe(const caf::error& e) {
 
 bool actor_gone(const caf::error& e) {
   return e == caf::sec::request_receiver_down ||
-         (e.category() == caf::atom("dvla") && e.code() == static_cast<uint8_t>(errc::actor_failed));
+         (e.category() == caf::atom("dvla") &&
+          e.code() == static_cast<uint8_t>(errc::actor_failed));
 }
 
 }  // namespace dvla::actors

@@ -73,7 +73,8 @@ typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.learner,
            x.evaluations, x.last_evaluation, x.control, x.memory, x.groups, x.segments_dropped,
            x.nodes, x.version_skew, x.placement, x.last_checkpoint,
-           x.checkpoint_failures, x.checkpoint_error, x.restarts, x.last_restart, x.finished, x.failure);
+           x.checkpoint_failures, x.checkpoint_error, x.restarts, x.last_restart, x.finished,
+           x.failure);
 }
 
 }  // namespace dvla

@@ -40,8 +40,10 @@ std::string name_of(int sig) { return std::string("SIG") + sigabbrev_np(sig); }
 // for most of a second — a stop signal quits with a line instead of the silent default death:
 // nothing has started that a stop could save. Only async-signal-safe calls.
 extern "C" void on_signal_outside_a_run(int sig) {
-  static const char interrupted[] = "dvla: SIGINT while no run is going: quitting (nothing to save)\n";
-  static const char terminated[] = "dvla: SIGTERM while no run is going: quitting (nothing to save)\n";
+  static const char interrupted[] =
+      "dvla: SIGINT while no run is going: quitting (nothing to save)\n";
+  static const char terminated[] =
+      "dvla: SIGTERM while no run is going: quitting (nothing to save)\n";
   const bool is_int = sig == SIGINT;
   [[maybe_unused]] const auto written =
       write(STDERR_FILENO, is_int ? interrupted : terminated,
