@@ -62,6 +62,17 @@ DatasetHeader lift_header() {
   return h;
 }
 
+// Six steps of lift with `cameras` 2x2 cameras (views into `d`).
+Demonstration lift_demonstration(const Data& d, int64_t cameras) {
+  Demonstration demo;
+  demo.task = "lift";
+  demo.instruction = "lift the red cube";
+  demo.observations = {{d.obs.data(), {6, 4}}, {d.images.data(), {6, cameras, 2, 2, 3}},
+                       {d.tokens.data(), {6, 5}}};
+  demo.actions = {d.actions.data(), {6, 1}};
+  return demo;
+}
+
 void frames(const fs::path& dir, const Data& d) {
   ObservationBatch o;
   o.sampler_id = 1;
@@ -115,12 +126,7 @@ void frames(const fs::path& dir, const Data& d) {
   frame_seed(dir, "metrics_rejection", build(Metrics{"inference/0", 3, RejectionReport{"x"}}));
   frame_seed(dir, "dataset_header", build(lift_header()));
   frame_seed(dir, "dataset_footer", build(DatasetFooter{2, 12345}));
-  Demonstration demo;
-  demo.task = "lift";
-  demo.instruction = "lift the red cube";
-  demo.observations = {{d.obs.data(), {6, 4}}, {d.images.data(), {6, 2, 2, 2, 3}},
-                       {d.tokens.data(), {6, 5}}};
-  demo.actions = {d.actions.data(), {6, 1}};
+  auto demo = lift_demonstration(d, 2);
   demo.success = true;
   frame_seed(dir, "demonstration", build(demo));
 }
@@ -129,12 +135,7 @@ void dataset(const fs::path& dir, const fs::path& scratch, const Data& d) {
   const auto file = scratch / "seed.dvla";
   auto writer = DemonstrationWriter::create(file.string(), lift_header());
   if (!writer) throw std::runtime_error(writer.error().message());
-  Demonstration demo;
-  demo.task = "lift";
-  demo.instruction = "lift the red cube";
-  demo.observations = {{d.obs.data(), {6, 4}}, {d.images.data(), {6, 1, 2, 2, 3}},
-                       {d.tokens.data(), {6, 5}}};
-  demo.actions = {d.actions.data(), {6, 1}};
+  auto demo = lift_demonstration(d, 1);
   for (int i = 0; i < 2; ++i) {
     demo.success = i == 1;
     if (auto s = (*writer)->write(demo); !s) throw std::runtime_error(s.error().message());
