@@ -27,5 +27,6 @@ using relay_atom = caf::atom_constant<caf::atom("relay")>;
 using pump_atom = caf::atom_constant<caf::atom("pump")>;
 using replica_atom = caf::atom_constant<caf::atom("replica")>;
 using replace_atom = caf::atom_constant<caf::atom("replace")>;
+using trainer_atom = caf::atom_constant<caf::atom("trainer")>;
 
 }  // namespace dvla::actors

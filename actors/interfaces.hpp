@@ -66,10 +66,14 @@ using segment_sink_actor = caf::typed_actor<caf::replies_to<msg::SegmentFrame>::
 // Lane 1: steps its envs with actions from inference, sends segments to the trainer. Takes
 // pause and resume orders (from its control endpoint), answering with the request id.
 // (replica, inference): its inference replica was restarted; ask this one from now on (what the
-// lost one held is asked again). (replica): its own timer while it waits for that.
+// lost one held is asked again). (trainer, sink): the trainer was restarted; ship to this one
+// from now on (the segments the lost one did not acknowledge are shipped again). (replica) and
+// (trainer): its own timers while it waits for those.
 using sampler_actor =
     caf::typed_actor<caf::reacts_to<start_atom>, caf::replies_to<msg::ControlFrame>::with<uint64_t>,
-                     caf::reacts_to<replica_atom, inference_actor>, caf::reacts_to<replica_atom>>;
+                     caf::reacts_to<replica_atom, inference_actor>, caf::reacts_to<replica_atom>,
+                     caf::reacts_to<trainer_atom, segment_sink_actor>,
+                     caf::reacts_to<trainer_atom>>;
 
 // Control plane: one data actor's endpoint (actors/control/control_endpoint.hpp). Answers a command
 // with its request id and how long ago the data actor last worked (ns; -1: unknown). (replace,

@@ -1,7 +1,8 @@
 // Supervision with restarts: a sampler whose env throws, an inference replica whose forward pass
 // throws and an evaluator that fails are restarted (fault.max_restarts within fault.window_s) and
 // the run reaches its budget with every env step counted once; a failure past the budget ends the
-// run naming the actor.
+// run naming the actor. A trainer that fails ends the run with its last checkpoint whole, or with
+// fault.restart_trainer is restarted from it, its versions going on.
 #include "doctest_with_torch.hpp"
 
 #include <atomic>
@@ -10,7 +11,19 @@
 #include <memory>
 #include <stdexcept>
 
+#include <caf/all.hpp>
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
 #include <dvla/actors/graph/training.hpp>
+#include <dvla/actors/graph/user_actors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/version_announcement.hpp>
+#include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/run/restart_budget.hpp>
@@ -37,18 +50,23 @@ struct FaultyEnv final : envs::BatchedEnv {
 };
 
 // A policy that acts like `inner` but calls `before_act` before each sampled (not deterministic)
-// batch of actions: an inference replica's forward pass that fails.
+// batch of actions (an inference replica's forward pass that fails) and `before_evaluate` before
+// each evaluation of actions (the learner's gradient step that fails).
 struct FaultyPolicy final : Policy {
   std::shared_ptr<Policy> inner;
-  std::function<void()> before_act;
-  FaultyPolicy(std::shared_ptr<Policy> p, std::function<void()> f)
-      : inner(register_module("inner", std::move(p))), before_act(std::move(f)) {}
+  std::function<void()> before_act, before_evaluate;
+  FaultyPolicy(std::shared_ptr<Policy> p, std::function<void()> act,
+               std::function<void()> evaluate = {})
+      : inner(register_module("inner", std::move(p))),
+        before_act(std::move(act)),
+        before_evaluate(std::move(evaluate)) {}
   PolicyActions act(const PolicyInput& input, bool deterministic,
                     at::Generator& generator) override {
     if (!deterministic && before_act) before_act();
     return inner->act(input, deterministic, generator);
   }
   PolicyEvaluation evaluate(const PolicyInput& input, const torch::Tensor& actions) override {
+    if (before_evaluate) before_evaluate();
     return inner->evaluate(input, actions);
   }
   torch::Tensor value(const PolicyInput& input) override { return inner->value(input); }
@@ -73,6 +91,55 @@ EnvFactory unstable_sampler(EnvFactory base, uint32_t faulty, int at_step, int l
     return env;
   };
 }
+
+using PolicyFactory = std::function<std::shared_ptr<Policy>(const envs::EnvSpec&)>;
+
+// `base`'s policy, whose `at`-th evaluation of actions (counted over every policy it made: only
+// the learner's evaluate) throws `what`, once.
+PolicyFactory failing_learner(PolicyFactory base, int at, const std::string& what) {
+  auto evaluations = std::make_shared<std::atomic<int>>(0);
+  return [=](const envs::EnvSpec& spec) -> std::shared_ptr<Policy> {
+    return std::make_shared<FaultyPolicy>(base(spec), nullptr, [evaluations, at, what] {
+      if (++*evaluations == at) throw std::runtime_error(what);
+    });
+  };
+}
+
+bool starts_with(const std::string& text, const std::string& start) {
+  return text.rfind(start, 0) == 0;
+}
+
+// The versions the learner announced, in order (an observer of the run).
+struct Announced {
+  std::mutex mutex;
+  std::vector<uint64_t> versions;
+};
+
+void observe_versions(Graph& graph, std::shared_ptr<Announced> announced) {
+  add_observer(graph, "versions", [announced](caf::actor_system& system) {
+    return system.spawn(
+        [announced](actors::observer_actor::pointer) -> actors::observer_actor::behavior_type {
+          return {[announced](const msg::VersionFrame& frame) {
+                    auto v = msg::read(frame);
+                    std::lock_guard lock(announced->mutex);
+                    announced->versions.push_back(v ? v->version : ~uint64_t{0});
+                  },
+                  [](const msg::MetricsFrame&) {}};
+        });
+  });
+}
+
+// A fresh directory for one test case, removed at the end.
+struct Scratch {
+  explicit Scratch(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("dvla-" + name + "-" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  std::filesystem::path dir;
+};
 
 Config small_cartpole() {
   Config config;
@@ -111,7 +178,8 @@ TEST_CASE("a sampler whose env throws is restarted and the run ends on its budge
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;
   CHECK(s.restarts == 2);
-  CHECK(s.last_restart == "actor_failed: sampler/1: the simulator went unstable");
+  CHECK(starts_with(s.last_restart, "actor_failed: sampler/1: the simulator went unstable; "
+                                     "restarted with fresh envs"));
   // The budget is reached, and not overshot: steps of an earlier life count toward it.
   CHECK(s.env_steps >= config.run.max_env_steps);
   CHECK(s.env_steps < config.run.max_env_steps + 16);
@@ -135,7 +203,7 @@ TEST_CASE("GRPO: a sampler that fails mid-group is restarted with fresh groups")
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;
   CHECK(s.restarts == 1);
-  CHECK(s.last_restart == "actor_failed: sampler/0: the simulator went unstable");
+  CHECK(starts_with(s.last_restart, "actor_failed: sampler/0: the simulator went unstable; "));
   CHECK(s.env_steps >= config.run.max_env_steps);  // valid steps only: whole rounds overshoot
   CHECK(s.rejected_messages == 0);
   CHECK(s.version >= 3);
@@ -157,7 +225,8 @@ TEST_CASE("an inference replica whose forward pass throws is restarted; its samp
   REQUIRE_MESSAGE(result, result.error().message());
   const auto& s = result->status;
   CHECK(s.restarts == 2);
-  CHECK(s.last_restart == "actor_failed: inference/0: CUDA error: an illegal memory access");
+  CHECK(starts_with(s.last_restart,
+                    "actor_failed: inference/0: CUDA error: an illegal memory access; "));
   CHECK(s.env_steps >= config.run.max_env_steps);
   CHECK(s.env_steps < config.run.max_env_steps + 16);
   CHECK(s.version > 3);
@@ -206,4 +275,65 @@ TEST_CASE("a failure past fault.max_restarts ends the run naming the actor and t
         "actor_failed: sampler/1: simulator license expired (it failed more than "
         "fault.max_restarts = 2 times within fault.window_s = 300 s; restarted 2 times in all)");
   CHECK(*built == 3);  // the first life and two restarts
+}
+
+TEST_CASE("a trainer that fails ends the run naming it; its last checkpoint stays whole") {
+  Scratch scratch("trainer-fails");
+  auto config = small_cartpole();
+  config.run.logdir = scratch.dir.string();
+  config.run.checkpoint_every = 2;
+  auto parts = default_graph_parts(config);
+  // About the 6th update's gradient steps (4 epochs of at least 4 minibatches each).
+  parts.make_policy = failing_learner(parts.make_policy, 100, "CUDA error: out of memory");
+  auto result = train(config, parts);
+  REQUIRE_FALSE(result);
+  CHECK(result.error().message() == "actor_failed: trainer: CUDA error: out of memory");
+  auto last = CheckpointStore::latest_valid(config.run.logdir);
+  REQUIRE_MESSAGE(last, last.error().message());
+  CHECK(last->state.version >= 2);
+  CHECK(!last->optimizer_path.empty());
+}
+
+TEST_CASE("fault.restart_trainer: a failed trainer restarts from the last checkpoint, versions on") {
+  Scratch scratch("trainer-restarts");
+  auto config = small_cartpole();
+  config.run.logdir = scratch.dir.string();
+  config.run.checkpoint_every = 2;
+  config.fault.restart_trainer = true;
+  auto parts = default_graph_parts(config);
+  parts.make_policy = failing_learner(parts.make_policy, 100, "CUDA error: out of memory");
+  auto graph = graph_of(config, parts);
+  auto announced = std::make_shared<Announced>();
+  observe_versions(graph, announced);
+  auto result = train(config, graph);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  CHECK(s.restarts == 1);
+  CHECK(starts_with(s.last_restart, "actor_failed: trainer: CUDA error: out of memory; restarted "
+                                    "from its last checkpoint " +
+                                        config.run.logdir + "/checkpoints/v"));
+  CHECK(s.env_steps >= config.run.max_env_steps);
+  CHECK(s.env_steps < config.run.max_env_steps + 16);
+  CHECK(s.rejected_messages == 0);
+  std::lock_guard lock(announced->mutex);
+  REQUIRE(!announced->versions.empty());
+  // 0, 1, 2, ...: the restarted trainer's first version (the checkpoint's weights) comes after
+  // the last one its predecessor announced, so that no number stands for two sets of weights.
+  for (size_t i = 0; i < announced->versions.size(); ++i) CHECK(announced->versions[i] == i);
+  // Training went on after the restart (its first version is about the 7th).
+  CHECK(s.version > 12);
+  auto last = CheckpointStore::latest_valid(config.run.logdir);
+  REQUIRE_MESSAGE(last, last.error().message());
+  CHECK(last->state.version >= s.version);
+}
+
+TEST_CASE("fault.restart_trainer needs mode async and one process") {
+  Config config;
+  config.fault.restart_trainer = true;
+  CHECK(validate(config));
+  config.run.mode = RunMode::sync;
+  auto sync = validate(config);
+  REQUIRE_FALSE(sync);
+  CHECK(sync.error().message().find("fault.restart_trainer needs mode async") !=
+        std::string::npos);
 }

@@ -34,10 +34,13 @@ RestartOutcome GraphRestarts::on_failure(const caf::actor_addr& failed, const st
   const auto sampler = named(graph_.sampler_setups, name);
   const auto replica = named(graph_.replica_setups, name);
   const bool evaluator = graph_.evaluator_setup && graph_.evaluator_setup->name == name;
-  if (!sampler && !replica && !evaluator) return {RestartOutcome::not_restartable, {}};
-  const bool current = sampler    ? is(graph_.samplers[*sampler], failed)
-                       : replica  ? is(graph_.replicas[*replica], failed)
-                                  : is(graph_.evaluator, failed);
+  const bool trainer = context_.fault.restart_trainer && graph_.trainer_setup &&
+                       graph_.trainer_setup->name == name;
+  if (!sampler && !replica && !evaluator && !trainer) return {RestartOutcome::not_restartable, {}};
+  const bool current = sampler     ? is(graph_.samplers[*sampler], failed)
+                       : replica   ? is(graph_.replicas[*replica], failed)
+                       : evaluator ? is(graph_.evaluator, failed)
+                                   : is(graph_.trainer, failed);
   if (!current) return {RestartOutcome::replaced_before, {}};
   const auto& fault = context_.fault;
   auto& budget = budgets_.try_emplace(name, fault.max_restarts, fault.window_s).first->second;
@@ -58,9 +61,15 @@ RestartOutcome GraphRestarts::on_failure(const caf::actor_addr& failed, const st
   } else if (replica) {
     restart_replica(*replica, life);
     what = "with the latest weights it had staged; its samplers ask it from now on";
-  } else {
+  } else if (evaluator) {
     restart_evaluator();
     what = "to evaluate again";
+  } else {
+    auto from = restart_trainer();
+    if (!from)
+      return {RestartOutcome::refused, why + " (restarting it failed: " + from.error().message() +
+                                           ")"};
+    what = *from;
   }
   return {RestartOutcome::restarted,
           fmt::format("{}; restarted {} (restart {} of this actor, at most {} within {:g} s)", why,
@@ -100,6 +109,36 @@ void GraphRestarts::restart_evaluator() {
   const auto& setup = *graph_.evaluator_setup;
   graph_.evaluator = spawn_evaluator(*context_.system, setup);
   context_.watch(setup.name, caf::actor_cast<caf::actor>(graph_.evaluator));
+}
+
+Expected<std::string> GraphRestarts::restart_trainer() {
+  auto setup = *graph_.trainer_setup;
+  const auto point = context_.trainer_restart_point();
+  std::string from;
+  if (!point.last_checkpoint.empty()) {
+    auto loaded = load_checkpoint(point.last_checkpoint);
+    if (!loaded) return loaded.error().within("its last checkpoint");
+    from = fmt::format("from its last checkpoint {} (version {}; the updates after it are lost)",
+                       point.last_checkpoint, loaded->state.version);
+    setup.resume = std::make_shared<const Checkpoint>(std::move(*loaded));
+  } else {
+    from = setup.resume ? "from the checkpoint the run resumed from (it saved none yet)"
+                        : "from the run's first weights (it saved no checkpoint yet)";
+  }
+  setup.continue_after = point.progress;
+  auto trainer = spawn_trainer(*context_.system, setup);
+  graph_.trainer = trainer;
+  const auto handle = caf::actor_cast<caf::actor>(trainer);
+  context_.watch(setup.name, handle);
+  retarget_endpoint(setup.name, handle);
+  const segment_sink_actor sink = trainer;
+  for (size_t i = 0; i < graph_.sampler_setups.size(); ++i) {
+    graph_.sampler_setups[i].trainer = sink;  // a later life of the sampler too
+    caf::anon_send(graph_.samplers[i], trainer_atom::value, sink);
+  }
+  caf::anon_send(trainer, start_atom::value);  // it publishes its first version at once
+  return fmt::format("{}; its versions go on from {}; the samplers ship to it from now on", from,
+                     point.progress.version + 1);
 }
 
 void GraphRestarts::retarget_endpoint(const std::string& name, const caf::actor& restarted) {

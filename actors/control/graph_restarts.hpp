@@ -8,10 +8,14 @@
 //   a replica      on the same weight buffers, which hold the latest version the distributor
 //                  staged; the samplers it served are told to ask the new one.
 //   the evaluator  the supervisor runs the evaluation it was on again.
+//   the trainer    only with fault.restart_trainer: from the run's last checkpoint (the updates
+//                  since are lost), its versions and counters going on after the last announced;
+//                  the samplers ship to it from now on, again the segments the lost one had not
+//                  acknowledged.
 // Its control endpoint stands for the new actor. Each actor is restarted at most
 // fault.max_restarts times within fault.window_s; the failure after that ends the run, as does
-// one of any other actor (the trainer, whose last checkpoint stays whole; the distributor, the
-// user's stages and observers, the control plane).
+// one of any other actor (the trainer without fault.restart_trainer, whose last checkpoint stays
+// whole; the distributor, the user's stages and observers, the control plane).
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
@@ -20,23 +24,33 @@
 #include <string>
 
 #include <dvla/actors/graph/graph_builder.hpp>
+#include <dvla/core/expected.hpp>
 #include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/run/restart_budget.hpp>
 
 namespace dvla::actors {
+
+// Where a restarted trainer starts from: how far the run's learner had got, as announced, and
+// the directory of the last checkpoint the run saved (empty: none yet).
+struct TrainerRestartPoint {
+  TrainerProgress progress;
+  std::string last_checkpoint;
+};
 
 struct RestartContext {
   caf::actor_system* system = nullptr;  // where the graph's actors live (its data plane)
   FaultConfig fault;
   // Watches a restarted actor as the first one was (the supervisor links and monitors it).
   std::function<void(const std::string& name, const caf::actor&)> watch;
+  // Asked when the trainer fails (fault.restart_trainer).
+  std::function<TrainerRestartPoint()> trainer_restart_point;
 };
 
 struct RestartOutcome {
   enum Kind {
     restarted,        // `text` says what was done
     refused,          // its restarts are spent: `text` says why the run ends
-    not_restartable,  // not a sampler, replica or evaluator: the failure ends the run
+    not_restartable,  // no sampler, replica, evaluator or (fault.restart_trainer) trainer
     replaced_before,  // an earlier life of an actor already restarted: nothing to do
   };
   Kind kind;
@@ -61,6 +75,8 @@ class GraphRestarts {
   void restart_sampler(size_t index, uint64_t life);
   void restart_replica(size_t index, uint64_t life);
   void restart_evaluator();
+  // What it restarted from, or why it could not.
+  Expected<std::string> restart_trainer();
   void retarget_endpoint(const std::string& name, const caf::actor& restarted);
 
   RestartContext context_;

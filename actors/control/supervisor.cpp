@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -52,6 +53,8 @@ struct SupervisorState {
   std::vector<EvaluationCommand> evaluation_commands;  // waiting for the latest weights' turn
   size_t samplers_finished = 0;
   bool stopping = false;
+  // Requests the lost trainer did not answer, asked again once it is restarted.
+  std::vector<std::function<void()>> awaiting_trainer;
   // A multi-node run (config.cluster.listen set): its nodes, and the doors they join through.
   PlaneSystems* planes = nullptr;
   std::unique_ptr<ClusterTally> cluster;
@@ -104,6 +107,26 @@ std::string naming(const std::string& name, const std::string& why) {
   return why.find(name) != std::string::npos ? why : name + ": " + why;
 }
 
+// A request to trainer `asked` failed with `e`. When that trainer has been restarted meanwhile,
+// or is gone and may be (fault.restart_trainer), `retry` asks its successor (now or once it is in
+// place) and this answers true; else the caller deals with the error.
+bool retry_with_restarted_trainer(self_ptr self, const trainer_actor& asked, const caf::error& e,
+                                  std::function<void()> retry) {
+  auto& s = self->state;
+  if (s.stopping) return false;
+  if (asked != s.graph.trainer) {
+    retry();
+    return true;
+  }
+  if (!s.config.fault.restart_trainer || !actor_gone(e)) return false;
+  s.awaiting_trainer.push_back(std::move(retry));
+  return true;
+}
+
+bool is_trainer(const SupervisorState& s, const std::string& name) {
+  return s.graph.trainer_setup && s.graph.trainer_setup->name == name;
+}
+
 // Actor `failed` (named `name`) ended with `why`: restarted when it may be (the run goes on:
 // true), else the run ends naming it (false).
 bool restart_or_fail(self_ptr self, const caf::actor_addr& failed, const std::string& name,
@@ -115,7 +138,9 @@ bool restart_or_fail(self_ptr self, const caf::actor_addr& failed, const std::st
     case RestartOutcome::restarted:
       fmt::print(stderr, "dvla: {}\n", outcome.text);
       status(self).restarts = s.restarts->total();
-      status(self).last_restart = why;
+      status(self).last_restart = outcome.text;
+      if (is_trainer(s, name))
+        for (auto& retry : std::exchange(s.awaiting_trainer, {})) retry();
       return true;
     case RestartOutcome::replaced_before:
       return true;
@@ -146,20 +171,26 @@ void checkpoint_failed(self_ptr self, const std::string& why) {
 }
 
 // Has the trainer save a checkpoint of its latest version; `saved` gets its directory and
-// weights, `failed` the error (counted and logged first). Control requests to the trainer are
-// urgent: they overtake the segments queued in its mailbox.
+// weights, `failed` the error (counted and logged first); a trainer lost meanwhile and restarted
+// is asked again. Control requests to the trainer are urgent: they overtake the segments queued
+// in its mailbox.
 template <class OnSaved, class OnError>
 void request_checkpoint(self_ptr self, OnSaved saved, OnError failed) {
   auto& s = self->state;
+  const auto asked = s.graph.trainer;
   self->request<caf::message_priority::high>(
-          s.graph.trainer, timeout_of(s.config.run.message_timeout_s), checkpoint_atom::value,
+          asked, timeout_of(s.config.run.message_timeout_s), checkpoint_atom::value,
           status(self).env_steps, status(self).episodes)
       .then(
           [self, saved](const std::string& dir, const msg::WeightsFrame& w) mutable {
             status(self).last_checkpoint = dir;
             saved(dir, w);
           },
-          [self, failed](caf::error& e) mutable {
+          [self, saved, failed, asked](caf::error& e) mutable {
+            if (retry_with_restarted_trainer(self, asked, e, [self, saved, failed] {
+                  request_checkpoint(self, saved, failed);
+                }))
+              return;
             checkpoint_failed(self, describe(e));
             failed(e);
           });
@@ -173,6 +204,22 @@ void answer(std::vector<EvaluationCommand>& commands, const caf::error& error = 
     else
       c.promise.deliver(c.id);
   }
+}
+
+// Answers `promise` with the trainer's latest weights (a restarted trainer's, if it is lost
+// meanwhile and restarted). Relayed, not delegated: a request delegated with high priority never
+// reached the requester's answer handler (it timed out), so the answer is passed on by hand.
+void relay_weights(self_ptr self, caf::typed_response_promise<msg::WeightsFrame> promise) {
+  auto& s = self->state;
+  const auto asked = s.graph.trainer;
+  self->request<caf::message_priority::high>(asked, timeout_of(s.config.run.message_timeout_s),
+                                             weights_atom::value)
+      .then([promise](const msg::WeightsFrame& w) mutable { promise.deliver(w); },
+            [self, promise, asked](caf::error& e) mutable {
+              if (!retry_with_restarted_trainer(self, asked, e,
+                                                [self, promise] { relay_weights(self, promise); }))
+                promise.deliver(std::move(e));
+            });
 }
 
 // The evaluator's answer: into the status (and, when the weights are a checkpoint's, `dir`, into
@@ -223,11 +270,15 @@ void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string
 void evaluate_latest(self_ptr self, std::vector<EvaluationCommand> commands = {}) {
   auto& s = self->state;
   s.evaluating = true;
+  const auto asked = s.graph.trainer;
   self->request<caf::message_priority::high>(
-          s.graph.trainer, timeout_of(s.config.run.message_timeout_s), weights_atom::value)
+          asked, timeout_of(s.config.run.message_timeout_s), weights_atom::value)
       .then([self,
              commands](const msg::WeightsFrame& weights) { evaluate(self, weights, {}, commands); },
-            [self, commands](caf::error& e) mutable {
+            [self, commands, asked](caf::error& e) mutable {
+              if (retry_with_restarted_trainer(self, asked, e,
+                                               [self, commands] { evaluate_latest(self, commands); }))
+                return;
               answer(commands, e);
               fail(self, "fetching weights to evaluate failed: " + describe(e));
             });
@@ -466,6 +517,11 @@ void open_cluster(self_ptr self) {
   fmt::print(stderr, "dvla: coordinator port {}\n", *control_port);
 }
 
+// Where a restarted trainer starts from, as the status has it.
+TrainerRestartPoint trainer_restart_point(const RunStatus& s) {
+  return {{s.version, s.samples_trained, s.dropped_stale}, s.last_checkpoint};
+}
+
 // Builds the graph and its control plane, each actor watched as it is spawned.
 void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> resume,
            std::shared_ptr<LaneTracer> tracer) {
@@ -487,7 +543,9 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   auto& data_system = s.planes ? s.planes->data() : self->system();
   s.graph = build_graph(data_system, graph, context);
   s.restarts = std::make_unique<GraphRestarts>(
-      RestartContext{&data_system, s.config.fault, context.watch}, s.graph);
+      RestartContext{&data_system, s.config.fault, context.watch,
+                     [self] { return trainer_restart_point(status(self)); }},
+      s.graph);
   if (s.graph.placement) {
     fmt::print(stderr, "dvla: placement (graph.placement = auto) on {}: {}\n",
                s.graph.placement->topology(), s.graph.placement->plan());
@@ -553,16 +611,10 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
       },
       [self](const ControlSummary& c) { status(self).control = c; },
       [self](status_atom) { return current_status(self->state); },
-      [self](weights_atom a) -> caf::result<msg::WeightsFrame> {
-        auto& s = self->state;
-        if (!s.graph.trainer) return make_error(errc::bad_setup, "there is no trainer");
-        // Relayed, not delegated: a request delegated with high priority never reached the
-        // requester's answer handler (it timed out), so the answer is passed on by hand.
+      [self](weights_atom) -> caf::result<msg::WeightsFrame> {
+        if (!self->state.graph.trainer) return make_error(errc::bad_setup, "there is no trainer");
         auto promise = self->make_response_promise<msg::WeightsFrame>();
-        self->request<caf::message_priority::high>(s.graph.trainer,
-                                                   timeout_of(s.config.run.message_timeout_s), a)
-            .then([promise](const msg::WeightsFrame& w) mutable { promise.deliver(w); },
-                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+        relay_weights(self, promise);
         return promise;
       },
       [self](checkpoint_atom) -> caf::result<std::string, msg::WeightsFrame> {

@@ -186,6 +186,7 @@ void build_trainer(Builder& b) {
   t.supervisor = b.context.supervisor;
   t.model_lease = b.model_lease(t.name);
   if (b.plan) t.placement = b.placement(b.plan->trainer);
+  b.built.trainer_setup = t;
   b.built.trainer = b.watch(spawn_trainer(b.system, t), t.name);
   b.add_endpoint(b.built.trainer, t.name, t.track);
 }
@@ -280,7 +281,7 @@ void build_samplers(Builder& b) {
       if (b.context.pools)
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
       setup.inference = replicas[served[pool_name]++ % replicas.size()];
-      setup.replica_timeout_s = c.run.message_timeout_s;
+      setup.replacement_timeout_s = c.run.message_timeout_s;
       setup.stages = b.stages;
       if (b.node_part()) {
         auto uplink = b.context.node_uplink(setup.name);

@@ -16,6 +16,7 @@
 #include <dvla/actors/control/control_plane.hpp>
 #include <dvla/actors/evaluation/evaluator.hpp>
 #include <dvla/actors/inference/inference.hpp>
+#include <dvla/actors/learning/trainer.hpp>
 #include <dvla/actors/sampling/sampler.hpp>
 #include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/interfaces.hpp>
@@ -46,6 +47,7 @@ struct BuiltGraph {
   std::vector<SamplerSetup> sampler_setups;
   std::vector<InferenceSetup> replica_setups;
   std::optional<EvaluatorSetup> evaluator_setup;
+  std::optional<TrainerSetup> trainer_setup;  // null on a node of a multi-node run
 };
 
 struct BuildContext {

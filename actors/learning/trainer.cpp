@@ -295,12 +295,17 @@ trainer_actor::behavior_type trainer(trainer_actor::stateful_pointer<TrainerStat
   s.learning_rates =
       LearningRateSchedule::parse(ppo.learning_rate, ppo.learning_rate_schedule).value();
   if (s.setup.config.ppo.kl_coef > 0) s.reference = s.setup.make_policy();
-  s.staleness =
-      std::make_unique<StalenessBound>(static_cast<uint64_t>(s.setup.config.ppo.max_policy_lag));
+  const auto& after = s.setup.continue_after;
+  s.staleness = std::make_unique<StalenessBound>(
+      static_cast<uint64_t>(s.setup.config.ppo.max_policy_lag), after ? after->samples_dropped : 0);
   if (!s.setup.checkpoint_root.empty())
     s.checkpoints = std::make_unique<CheckpointStore>(s.setup.checkpoint_root,
                                                       s.setup.config.run.checkpoint_keep);
   if (s.setup.resume) restore(s, *s.setup.resume);
+  if (after) {
+    s.version = std::max(s.version, after->version) + 1;
+    s.samples_trained = std::max(s.samples_trained, after->samples_trained);
+  }
   if (s.setup.lock_step_samplers > 0)
     s.lock_step = std::make_unique<LockStep>(s.setup.lock_step_samplers);
   s.published = s.parameters->to_frame(s.version);

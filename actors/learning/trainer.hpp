@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <dvla/actors/interfaces.hpp>
@@ -25,6 +26,13 @@ class PoolLease;
 
 namespace dvla::actors {
 
+// Where a run's learner had got to, as its announcements said (the supervisor's status).
+struct TrainerProgress {
+  uint64_t version = 0;
+  uint64_t samples_trained = 0;
+  uint64_t samples_dropped = 0;
+};
+
 struct TrainerSetup {
   std::string name = "trainer";
   envs::EnvSpec spec;
@@ -38,6 +46,10 @@ struct TrainerSetup {
   std::string checkpoint_root;
   // A checkpoint to continue from: its weights, optimizer state, version, counters and RNG.
   std::shared_ptr<const Checkpoint> resume;
+  // A restarted trainer's (fault.restart_trainer): its predecessor's progress. Its first version
+  // comes after the last one announced, so that no version number stands for two sets of weights
+  // (the replicas may hold versions newer than `resume`), and its counters go on from there.
+  std::optional<TrainerProgress> continue_after;
   // mode = sync: the samplers of the lock-step; each segment's acknowledgement waits for the
   // round (runtime/lanes/lock_step.hpp). 0: async, acknowledgements are credits.
   size_t lock_step_samplers = 0;

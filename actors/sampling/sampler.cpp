@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <map>
 
 #include <fmt/core.h>
 
@@ -46,6 +47,13 @@ struct SamplerState {
   // Its inference replica was lost: no requests until the supervisor names its replacement.
   bool waiting_for_replica = false;
   std::chrono::steady_clock::time_point replica_deadline;
+  // Segments shipped to the trainer and not acknowledged, by delivery number: a trainer that is
+  // restarted gets them again (the lost one's held acknowledgements never come).
+  std::map<uint64_t, msg::SegmentFrame> unacknowledged;
+  uint64_t next_delivery = 0;
+  // Its trainer was lost: segments wait in `unacknowledged` until the supervisor names the next.
+  bool waiting_for_trainer = false;
+  std::chrono::steady_clock::time_point trainer_deadline;
   WaitSpan waiting_for_credit;
   msg::SamplingReport unreported;  // env steps and episodes since the last report
 };
@@ -89,14 +97,54 @@ void credit_returned(self_ptr self) {
   finish_if_done(self);
 }
 
+// How long a sampler waits for a lost replica or trainer to be replaced.
+caf::timespan replacement_wait(const SamplerSetup& setup) {
+  return std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(setup.replacement_timeout_s));
+}
+
+// A request to trainer `asked` failed. A trainer that is gone (the supervisor may restart it) is
+// waited for; any other error ends the sampler.
+void on_trainer_error(self_ptr self, const segment_sink_actor& asked, const caf::error& e) {
+  auto& s = self->state;
+  if (asked != s.setup.trainer) return;  // the lost trainer's: shipped again to its successor
+  if (!actor_gone(e))
+    return self->quit(make_error(
+        errc::no_answer, s.setup.name + ": the trainer refused a segment: " + describe(e)));
+  if (s.waiting_for_trainer) return;
+  s.waiting_for_trainer = true;
+  s.trainer_deadline = std::chrono::steady_clock::now() + replacement_wait(s.setup);
+  self->delayed_send(self, replacement_wait(s.setup), trainer_atom::value);
+}
+
+// Ships unacknowledged segment `delivery` to the current trainer.
+void send_to_trainer(self_ptr self, uint64_t delivery) {
+  auto& s = self->state;
+  const auto asked = s.setup.trainer;
+  self->request(asked, data_plane, s.unacknowledged.at(delivery))
+      .then(
+          [self, asked, delivery](uint64_t) {
+            auto& s = self->state;
+            if (asked != s.setup.trainer) return;  // shipped again to the lost one's successor
+            s.unacknowledged.erase(delivery);
+            credit_returned(self);
+          },
+          [self, asked](caf::error& e) { on_trainer_error(self, asked, e); });
+}
+
 void to_trainer(self_ptr self, msg::SegmentFrame frame) {
-  self->request(self->state.setup.trainer, data_plane, std::move(frame))
-      .then([self](uint64_t) { credit_returned(self); },
-            [self](caf::error& e) {
-              self->quit(make_error(
-                  errc::no_answer,
-                  self->state.setup.name + ": the trainer refused a segment: " + describe(e)));
-            });
+  auto& s = self->state;
+  const auto delivery = s.next_delivery++;
+  s.unacknowledged.emplace(delivery, std::move(frame));
+  if (!s.waiting_for_trainer) send_to_trainer(self, delivery);
+}
+
+// The supervisor restarted the trainer: what the lost one did not acknowledge goes to this one.
+void on_trainer(self_ptr self, const segment_sink_actor& trainer) {
+  auto& s = self->state;
+  s.setup.trainer = trainer;
+  s.waiting_for_trainer = false;
+  for (const auto& unacknowledged : s.unacknowledged) send_to_trainer(self, unacknowledged.first);
 }
 
 // Passes a segment through the graph's stages from `stage` on, then to the trainer.
@@ -209,10 +257,8 @@ void on_inference_error(self_ptr self, const inference_actor& asked, const caf::
         errc::no_answer, s.setup.name + ": inference did not answer: " + describe(e)));
   if (s.waiting_for_replica) return;
   s.waiting_for_replica = true;
-  const auto wait = std::chrono::duration_cast<caf::timespan>(
-      std::chrono::duration<double>(s.setup.replica_timeout_s));
-  s.replica_deadline = std::chrono::steady_clock::now() + wait;
-  self->delayed_send(self, wait, replica_atom::value);
+  s.replica_deadline = std::chrono::steady_clock::now() + replacement_wait(s.setup);
+  self->delayed_send(self, replacement_wait(s.setup), replica_atom::value);
 }
 
 // The supervisor restarted the sampler's replica: what the lost one held is asked again.
@@ -309,6 +355,16 @@ void build_buffers(SamplerState& s) {
   }
 }
 
+// Its lost `peer` was not replaced by `deadline`: the sampler ends, saying so.
+void give_up_after(self_ptr self, std::chrono::steady_clock::time_point deadline,
+                   const char* peer) {
+  if (std::chrono::steady_clock::now() < deadline) return;
+  const auto& setup = self->state.setup;
+  self->quit(make_error(errc::no_answer,
+                        fmt::format("{}: its {} was lost and not replaced within {:g} s",
+                                    setup.name, peer, setup.replacement_timeout_s)));
+}
+
 sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
   name_failures(self, setup.name);
   auto& s = self->state;
@@ -327,12 +383,12 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
       [self](replica_atom, const inference_actor& replica) { on_replica(self, replica); },
       [self](replica_atom) {
         auto& s = self->state;
-        if (!s.waiting_for_replica || std::chrono::steady_clock::now() < s.replica_deadline)
-          return;
-        self->quit(make_error(errc::no_answer,
-                              fmt::format("{}: its inference replica was lost and not replaced "
-                                          "within {:g} s",
-                                          s.setup.name, s.setup.replica_timeout_s)));
+        if (s.waiting_for_replica) give_up_after(self, s.replica_deadline, "inference replica");
+      },
+      [self](trainer_atom, const segment_sink_actor& trainer) { on_trainer(self, trainer); },
+      [self](trainer_atom) {
+        auto& s = self->state;
+        if (s.waiting_for_trainer) give_up_after(self, s.trainer_deadline, "trainer");
       },
   };
 }

@@ -56,8 +56,8 @@ struct SamplerSetup {
   // Its lease on the sim pool: segment buffers come from it. Null: the heap.
   std::shared_ptr<gpu::PoolLease> sim_lease;
   inference_actor inference;
-  // How long it waits for a lost inference replica to be replaced before it gives up.
-  double replica_timeout_s = 60;
+  // How long it waits for a lost inference replica or trainer to be replaced before it gives up.
+  double replacement_timeout_s = 60;
   // The graph's stages (name, actor): each segment passes them in order before the trainer.
   std::vector<std::pair<std::string, stage_actor>> stages;
   // Where segments go: the trainer, or on a node of a multi-node run the sampler's uplink.
@@ -66,8 +66,10 @@ struct SamplerSetup {
 };
 
 // Spawns a detached sampler; it starts stepping on start_atom and obeys control commands
-// (pause, resume, shutdown). When its inference replica is lost it waits (replica_timeout_s) for
-// the replica that replaces it, then asks that one for what the lost one held.
+// (pause, resume, shutdown). When its inference replica is lost it waits (replacement_timeout_s)
+// for the replica that replaces it, then asks that one for what the lost one held; when its
+// trainer is lost, likewise for the new trainer, which gets every segment the lost one did not
+// acknowledge.
 sampler_actor spawn_sampler(caf::actor_system& system, SamplerSetup setup);
 
 }  // namespace dvla::actors

@@ -60,6 +60,10 @@ std::vector<Setting> fields(Config& c) {
        "weights) within fault.window_s; one failure more ends the run; 0: any failure ends it",
        &c.fault.max_restarts},
       {"fault.window_s", "seconds over which fault.max_restarts is counted", &c.fault.window_s},
+      {"fault.restart_trainer",
+       "restart a failed trainer from the run's last checkpoint (within fault.max_restarts; the "
+       "updates since it are lost, versions go on); false: its failure ends the run",
+       &c.fault.restart_trainer},
       {"env", "environment: cartpole | synthetic | tabletop", &c.env.name},
   };
   for (const auto& env : envs::EnvRegistry::builtin().entries())
@@ -300,6 +304,14 @@ Status validate(const Config& c) {
   if (c.fault.max_restarts < 0 || c.fault.max_restarts > 1000)
     return fail("fault.max_restarts must be 0..1000, not " + std::to_string(c.fault.max_restarts));
   if (!(c.fault.window_s > 0)) return fail("fault.window_s must be positive");
+  if (c.fault.restart_trainer && c.run.mode == RunMode::sync)
+    return fail(
+        "fault.restart_trainer needs mode async: a sync run's lock-step round cannot take a new "
+        "trainer halfway");
+  if (c.fault.restart_trainer && !c.cluster.listen.empty())
+    return fail(
+        "fault.restart_trainer works in one process: a cluster's nodes ship to the learner "
+        "they joined (unset cluster.listen or fault.restart_trainer)");
   if (c.run.control_ping_interval_s < 0)
     return fail("control.ping_interval_s must be 0 (no pings) or positive");
   // Upper bounds keep a typo from exhausting the machine (threads, memory) or the budget.

@@ -144,10 +144,12 @@ struct DistributionConfig {
 // What the supervisor does when a lane actor fails (actors/control/graph_restarts.hpp): a sampler
 // is restarted with fresh envs, an inference replica or the evaluator with the current weights,
 // each at most `max_restarts` times within any `window_s` seconds; the next failure ends the run.
-// The trainer's failure always ends it (its last checkpoint stays whole).
+// The trainer's failure ends it (its last checkpoint stays whole) unless `restart_trainer`: then
+// the trainer is restarted from the run's last checkpoint (one process, async mode).
 struct FaultConfig {
   int max_restarts = 3;  // per actor, within window_s; 0: any failure ends the run
   double window_s = 300;
+  bool restart_trainer = false;
 };
 
 struct Config {

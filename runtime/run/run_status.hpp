@@ -99,7 +99,7 @@ struct RunStatus {
   uint64_t checkpoint_failures = 0;  // saves that failed (the run went on; the next one retried)
   std::string checkpoint_error;      // why the last of them failed
   uint64_t restarts = 0;             // failed lane actors restarted (fault.max_restarts)
-  std::string last_restart;          // the last of them: which actor, and why it failed
+  std::string last_restart;          // the last of them: who failed, why, and what was done
   bool finished = false;
   std::string failure;  // why the run stopped early; empty when it did not
 };

@@ -7,7 +7,9 @@ namespace dvla {
 
 class StalenessBound {
  public:
-  explicit StalenessBound(uint64_t max_lag) : max_lag_(max_lag) {}
+  // `dropped_before`: samples an earlier learner of the run dropped (a restarted one counts on).
+  explicit StalenessBound(uint64_t max_lag, uint64_t dropped_before = 0)
+      : max_lag_(max_lag), dropped_(dropped_before) {}
 
   static uint64_t lag(uint64_t learner_version, uint64_t behaviour_version) {
     return learner_version > behaviour_version ? learner_version - behaviour_version : 0;
