@@ -294,7 +294,7 @@ TEST_CASE("a trainer that fails ends the run naming it; its last checkpoint stay
   CHECK(!last->optimizer_path.empty());
 }
 
-TEST_CASE("fault.restart_trainer: a failed trainer restarts from the last checkpoint, versions on") {
+TEST_CASE("with fault.restart_trainer a failed trainer restarts from the last checkpoint") {
   Scratch scratch("trainer-restarts");
   auto config = small_cartpole();
   config.run.logdir = scratch.dir.string();

@@ -276,9 +276,8 @@ void evaluate_latest(self_ptr self, std::vector<EvaluationCommand> commands = {}
       .then([self,
              commands](const msg::WeightsFrame& weights) { evaluate(self, weights, {}, commands); },
             [self, commands, asked](caf::error& e) mutable {
-              if (retry_with_restarted_trainer(self, asked, e,
-                                               [self, commands] { evaluate_latest(self, commands); }))
-                return;
+              auto again = [self, commands] { evaluate_latest(self, commands); };
+              if (retry_with_restarted_trainer(self, asked, e, again)) return;
               answer(commands, e);
               fail(self, "fetching weights to evaluate failed: " + describe(e));
             });
