@@ -24,6 +24,7 @@
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/messages/version_announcement.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/run/restart_budget.hpp>
@@ -325,6 +326,29 @@ TEST_CASE("with fault.restart_trainer a failed trainer restarts from the last ch
   auto last = CheckpointStore::latest_valid(config.run.logdir);
   REQUIRE_MESSAGE(last, last.error().message());
   CHECK(last->state.version >= s.version);
+}
+
+TEST_CASE("a run whose trainer fails halfway is restarted and still learns CartPole") {
+  Scratch scratch("trainer-restarts-learns");
+  Config config;
+  config.run.seed = 7;
+  config.run.max_env_steps = 100'000;
+  config.run.logdir = scratch.dir.string();
+  config.run.checkpoint_every = 5;
+  config.fault.restart_trainer = true;
+  auto parts = default_graph_parts(config);
+  // About the 40th of some 95 updates (at least 16 evaluations of actions each).
+  parts.make_policy = failing_learner(parts.make_policy, 700, "CUDA error: out of memory");
+  auto result = train(config, parts);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  CHECK(s.restarts == 1);
+  CHECK(s.env_steps >= config.run.max_env_steps);
+  auto eval = evaluate_weights(parts, config, result->weights);
+  REQUIRE(eval);
+  MESSAGE("eval mean return ", eval->mean_return, " after ", s.env_steps, " env steps, version ",
+          s.version, "; ", s.last_restart);
+  CHECK(eval->mean_return >= 195.0);  // a random policy averages about 22
 }
 
 TEST_CASE("fault.restart_trainer needs mode async and one process") {
