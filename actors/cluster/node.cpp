@@ -17,6 +17,7 @@
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/blocking_ask.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
@@ -64,17 +65,6 @@ Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
                    fmt::format("{}", setup.cluster.join_timeout_s) + " s: " + c.error().message());
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
-}
-
-// A blocking request from `self`; the answer's values, or the error naming `what`.
-template <class... Answer, class Handle, class... Args>
-Expected<std::tuple<Answer...>> ask(caf::scoped_actor& self, const Handle& to, double timeout_s,
-                                    const std::string& what, Args&&... args) {
-  Expected<std::tuple<Answer...>> out = Error(what + ": no answer");
-  self->request(to, timeout_of(timeout_s), std::forward<Args>(args)...)
-      .receive([&](Answer&... a) { out = std::make_tuple(std::move(a)...); },
-               [&](const caf::error& e) { out = Error(what + ": " + describe(e)); });
-  return out;
 }
 
 // Everything the node spawned, by address: watched for failures, stopped at the end.

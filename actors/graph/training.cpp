@@ -16,6 +16,7 @@
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/control/supervisor.hpp>
 #include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/blocking_ask.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
 #include <dvla/actors/support/type_registry.hpp>
@@ -32,38 +33,31 @@ constexpr auto poll_interval = std::chrono::milliseconds(50);
 
 Expected<RunStatus> poll(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
                          double timeout_s) {
-  Expected<RunStatus> result = Error("no answer");
-  self->request(supervisor, actors::timeout_of(timeout_s), actors::status_atom::value)
-      .receive([&](const RunStatus& s) { result = s; },
-               [&](const caf::error& e) {
-                 result = Error("the supervisor did not report: " + actors::describe(e));
-               });
-  return result;
+  auto status = actors::ask<RunStatus>(self, supervisor, timeout_s,
+                                       "the supervisor did not report", actors::status_atom::value);
+  if (!status) return status.error();
+  return std::get<0>(std::move(*status));
 }
 
 Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self,
                                           const actors::supervisor_actor& supervisor,
                                           double timeout_s) {
-  Expected<msg::WeightsFrame> result = Error("no answer");
-  self->request(supervisor, actors::timeout_of(timeout_s), actors::weights_atom::value)
-      .receive([&](const msg::WeightsFrame& w) { result = w; },
-               [&](const caf::error& e) {
-                 result = Error("fetching the final weights failed: " + actors::describe(e));
-               });
-  return result;
+  auto weights =
+      actors::ask<msg::WeightsFrame>(self, supervisor, timeout_s,
+                                     "fetching the final weights failed", actors::weights_atom::value);
+  if (!weights) return weights.error();
+  return std::get<0>(std::move(*weights));
 }
 
 // The final checkpoint and the weights it holds (saved once a running update is complete).
 Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(
     caf::scoped_actor& self, const actors::supervisor_actor& supervisor, double timeout_s) {
-  Expected<std::pair<std::string, msg::WeightsFrame>> result = Error("no answer");
-  self->request(supervisor, actors::timeout_of(timeout_s), actors::checkpoint_atom::value)
-      .receive([&](const std::string& dir,
-                   const msg::WeightsFrame& w) { result = std::make_pair(dir, w); },
-               [&](const caf::error& e) {
-                 result = Error("saving the final checkpoint failed: " + actors::describe(e));
-               });
-  return result;
+  auto saved = actors::ask<std::string, msg::WeightsFrame>(
+      self, supervisor, timeout_s, "saving the final checkpoint failed",
+      actors::checkpoint_atom::value);
+  if (!saved) return saved.error();
+  auto& [dir, weights] = *saved;
+  return std::make_pair(std::move(dir), std::move(weights));
 }
 
 // Why a run that is still collecting should end now; empty: it goes on. The targets are checked
@@ -172,9 +166,9 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
 void release_nodes(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
                    const Config& config) {
   if (config.cluster.listen.empty()) return;
-  self->request(supervisor, actors::timeout_of(2 * config.cluster.connection_timeout_s),
-                actors::release_atom::value)
-      .receive([](uint32_t) {}, [](const caf::error&) {});
+  // How many nodes acknowledged is not needed here: the run ends either way.
+  (void)actors::ask<uint32_t>(self, supervisor, 2 * config.cluster.connection_timeout_s,
+                              "releasing the nodes", actors::release_atom::value);
 }
 
 // Runs the graph until it ends, then has the supervisor stop every actor. The supervisor lives in
