@@ -11,7 +11,8 @@
 namespace dvla::envs {
 
 struct EnvConfig {
-  std::string name = "cartpole";  // an env of the registry: cartpole | synthetic | tabletop
+  // An env of the registry: cartpole | pendulum | synthetic | tabletop.
+  std::string name = "cartpole";
   SyntheticConfig synthetic;
   tabletop::TabletopConfig tabletop;
 };

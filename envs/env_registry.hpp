@@ -2,7 +2,7 @@
 // EnvRegistry: the envs a run can name (config key `env`, --env NAME), each registered by its own
 // code with everything that is its own — its settings (config keys "<name>.<setting>"), how they
 // are checked, its spec, and how a batch of it is built — as EnvPool's and Sample Factory's envs
-// register themselves. dvla's built-in envs are cartpole, synthetic and tabletop.
+// register themselves. dvla's built-in envs are cartpole, pendulum, synthetic and tabletop.
 #include <cstddef>
 #include <functional>
 #include <memory>

@@ -198,19 +198,19 @@ TEST_CASE("a blocking ask leaves nothing behind in the asking actor's mailbox") 
   System s;
   auto echo = s.system->spawn([]() -> caf::behavior { return {[](int x) { return x; }}; });
   caf::scoped_actor self{*s.system};
-  const double timeout_s = 0.05;
-  for (int i = 0; i < 200; ++i) {
+  const double timeout_s = 0.2;
+  for (int i = 0; i < 100; ++i) {
     auto answer = ask<int>(self, echo, timeout_s, "echo", i);
     REQUIRE_MESSAGE(answer, answer.error().message());
     CHECK(std::get<0>(*answer) == i);
   }
-  // Long after every request's timeout: a timeout left armed would have landed in the mailbox by
+  // Well after every request's timeout: a timeout left armed would have landed in the mailbox by
   // now (CAF 0.17 keeps it after the answer), one message per request, for good.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   CHECK(self->mailbox().size() == 0);
   // A request that is not answered in time is an error naming what was asked.
   auto silent = s.system->spawn([]() -> caf::behavior { return {[](int) {}}; });
-  auto unanswered = ask<int>(self, silent, timeout_s, "the silent actor", 1);
+  auto unanswered = ask<int>(self, silent, 0.05, "the silent actor", 1);
   REQUIRE_FALSE(unanswered);
   CHECK(unanswered.error().message().rfind("the silent actor: ", 0) == 0);
   self->send_exit(echo, caf::exit_reason::user_shutdown);

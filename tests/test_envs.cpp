@@ -2,6 +2,7 @@
 // the synthetic env.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <dvla/envs/cartpole.hpp>
 #include <dvla/envs/env_batch.hpp>
 #include <dvla/envs/env_config.hpp>
+#include <dvla/envs/pendulum.hpp>
 #include <dvla/envs/synthetic.hpp>
 
 using namespace dvla::envs;
@@ -96,6 +98,61 @@ TEST_CASE("EnvBatch refuses actions outside the action space, naming the env") {
   CHECK_THROWS_AS(batch.reset({1}), std::invalid_argument);
 }
 
+TEST_CASE("Pendulum steps match hand-computed steps of Pendulum-v1") {
+  Pendulum p;
+  CHECK(p.spec().action.type == ActionSpace::Type::continuous);
+  CHECK(p.spec().action.low == -2.f);
+  CHECK(p.spec().action.high == 2.f);
+  float obs[3];
+  // theta 1 rad from upright, theta_dot 0.5, torque 1.5.
+  p.set_state({1.0, 0.5});
+  const float torque = 1.5f;
+  auto r = p.step(&torque, obs);
+  CHECK(r.reward == doctest::Approx(-1.02725));
+  CHECK_FALSE(r.terminated);
+  CHECK(obs[0] == doctest::Approx(0.48204838));
+  CHECK(obs[1] == doctest::Approx(0.87614460));
+  CHECK(obs[2] == doctest::Approx(1.35610324));
+  // A torque beyond 2 is clipped to 2; the angle's cost is taken in [-pi, pi) (3.5 rad is
+  // 3.5 - 2 pi); the speed is clipped to 8.
+  p.set_state({3.5, 7.9});
+  const float too_much = 5.f;
+  r = p.step(&too_much, obs);
+  CHECK(r.reward == doctest::Approx(-13.99112045));
+  CHECK(obs[0] == doctest::Approx(-0.72809816));
+  CHECK(obs[1] == doctest::Approx(-0.68547288));
+  CHECK(obs[2] == doctest::Approx(7.93691258));
+  p.set_state({0.0, 8.0});
+  r = p.step(&too_much, obs);
+  CHECK(obs[2] == doctest::Approx(8.0));
+}
+
+TEST_CASE("Pendulum starts anywhere on the circle, reproducibly by seed; episodes last 200 steps") {
+  Pendulum p;
+  float a[3], b[3];
+  std::set<float> angles;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    p.reset(seed, a);
+    const auto s = p.state();
+    CHECK(s[0] >= -3.14159266);
+    CHECK(s[0] <= 3.14159266);
+    CHECK(std::abs(s[1]) <= 1.0);
+    CHECK(a[0] * a[0] + a[1] * a[1] == doctest::Approx(1.0));
+    angles.insert(static_cast<float>(s[0]));
+    p.reset(seed, b);
+    CHECK(std::equal(a, a + 3, b));
+  }
+  CHECK(angles.size() == 50);
+  EnvBatch batch([] { return std::make_unique<Pendulum>(); }, 1);
+  batch.reset({7});
+  const float none = 0.f;
+  for (int t = 1; t <= 200; ++t) {
+    batch.step(&none);
+    CAPTURE(t);
+    CHECK(batch.output().episode_ended(0) == (t == 200));
+  }
+}
+
 TEST_CASE("derived seeds differ between envs and between samplers") {
   std::set<uint64_t> seen;
   for (uint64_t sampler = 0; sampler < 4; ++sampler)
@@ -127,6 +184,6 @@ TEST_CASE("unknown envs are refused by name") {
   EnvConfig c;
   c.name = "atari";
   CHECK_THROWS_WITH_AS(make_batched_env(c, 1),
-                       "env 'atari' is not available (cartpole, synthetic, tabletop)",
+                       "env 'atari' is not available (cartpole, pendulum, synthetic, tabletop)",
                        std::invalid_argument);
 }

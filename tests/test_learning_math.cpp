@@ -10,6 +10,7 @@
 #include <dvla/envs/cartpole.hpp>
 #include <dvla/runtime/learners/grpo.hpp>
 #include <dvla/runtime/learners/ppo.hpp>
+#include <dvla/runtime/learners/training_batch.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
 #include <dvla/runtime/trajectories/gae.hpp>
 #include <dvla/runtime/versions/staleness.hpp>
@@ -241,6 +242,50 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
   unfinished.terminated = {none.data(), {T, E}};
   unfinished.truncated = {none.data(), {T, E}};
   CHECK(grpo_mismatch(unfinished) == "segment env 0's episode does not end in it");
+}
+
+TEST_CASE("PPO batches: advantages from the behaviour values, or from the learner's critic") {
+  // 3 steps x 2 envs of CartPole observations; env 1 ends at t=1.
+  envs::CartPole cartpole;
+  ActorCritic learner(cartpole.spec(), {16, 16}, 5);
+  const int64_t T = 3, E = 2;
+  std::vector<float> state(T * E * 4), actions(T * E, 1), log_probs(T * E, -0.7f);
+  for (size_t i = 0; i < state.size(); ++i) state[i] = 0.01f * static_cast<float>(i);
+  std::vector<float> rewards(T * E, 1), values = {5, 6, 5, 6, 5, 6}, bootstrap = {7, 8};
+  std::vector<uint8_t> terminated = {0, 0, 0, 1, 0, 0}, truncated(T * E, 0);
+  msg::TrajectorySegment s;
+  s.observations.state = {state.data(), {T, E, 4}};
+  s.actions = {actions.data(), {T, E, 1}};
+  s.rewards = {rewards.data(), {T, E}};
+  s.terminated = {terminated.data(), {T, E}};
+  s.truncated = {truncated.data(), {T, E}};
+  s.log_probs = {log_probs.data(), {T, E}};
+  s.values = {values.data(), {T, E}};
+  s.bootstrap_values = {bootstrap.data(), {E}};
+  s.policy_versions = {1, 1, 2};
+  const std::vector<float> no_truncation(T * E, 0);
+  auto gae = [&](const float* v) {
+    return generalized_advantages({T, E, rewards.data(), v, terminated.data(), truncated.data(),
+                                   no_truncation.data(), bootstrap.data(), 0.9f, 0.8f});
+  };
+  auto check = [&](const TrainingBatch& b, const std::vector<float>& v) {
+    const auto expected = gae(v.data());
+    REQUIRE(b.size() == T * E);
+    for (int64_t i = 0; i < T * E; ++i) {
+      CAPTURE(i);
+      CHECK(b.values[i].item<float>() == doctest::Approx(v[i]));
+      CHECK(b.advantages[i].item<float>() == doctest::Approx(expected[i]));
+      CHECK(b.returns[i].item<float>() == doctest::Approx(expected[i] + v[i]));
+    }
+  };
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::behaviour), values);
+  // The learner's critic values every observation (the bootstrap values stay the segment's).
+  const auto fresh = learner.value(PolicyInput{at::from_blob(state.data(), {T * E, 4}), {}, {}});
+  const std::vector<float> learner_values(fresh.data_ptr<float>(),
+                                          fresh.data_ptr<float>() + T * E);
+  CHECK(learner_values != values);
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::learner),
+        learner_values);
 }
 
 TEST_CASE("decoupled PPO for lagging samples: clipped around the proximal policy, weighted") {

@@ -42,9 +42,8 @@ Expected<RunStatus> poll(caf::scoped_actor& self, const actors::supervisor_actor
 Expected<msg::WeightsFrame> final_weights(caf::scoped_actor& self,
                                           const actors::supervisor_actor& supervisor,
                                           double timeout_s) {
-  auto weights =
-      actors::ask<msg::WeightsFrame>(self, supervisor, timeout_s,
-                                     "fetching the final weights failed", actors::weights_atom::value);
+  auto weights = actors::ask<msg::WeightsFrame>(
+      self, supervisor, timeout_s, "fetching the final weights failed", actors::weights_atom::value);
   if (!weights) return weights.error();
   return std::get<0>(std::move(*weights));
 }

@@ -121,7 +121,7 @@ std::string ppo_help() {
       "Flags:\n"
       "  --config FILE           read settings from FILE (lines of key = value; # comments)\n"
       "  --set KEY=VALUE         set any config key (see below); applied after --config\n"
-      "  --env NAME              env: cartpole | synthetic | tabletop\n"
+      "  --env NAME              env: cartpole | pendulum | synthetic | tabletop\n"
       "  --suite NAME            tabletop.suite: lift | push | place_bowl | stack | mixed\n"
       "  --algo NAME             algo: ppo | grpo\n"
       "  --mode NAME             mode: async (Swimlane) or sync (lock-step baseline)\n"

@@ -64,7 +64,7 @@ std::vector<Setting> fields(Config& c) {
        "restart a failed trainer from the run's last checkpoint (within fault.max_restarts; the "
        "updates since it are lost, versions go on); false: its failure ends the run",
        &c.fault.restart_trainer},
-      {"env", "environment: cartpole | synthetic | tabletop", &c.env.name},
+      {"env", "environment: cartpole | pendulum | synthetic | tabletop", &c.env.name},
   };
   for (const auto& env : envs::EnvRegistry::builtin().entries())
     if (env.settings)
@@ -190,6 +190,10 @@ std::vector<Setting> fields(Config& c) {
        &c.ppo.importance_weight_cap},
       {"ppo.normalize_advantages", "normalise advantages per minibatch (ppo)",
        &c.ppo.normalize_advantages},
+      {"ppo.advantage_values",
+       "critic values for advantages and value targets: behaviour (those the samples carry) | "
+       "learner (the learner's critic at the update's start)",
+       enum_field(&c.ppo.advantage_values)},
       {"ppo.kl_coef",
        "weight of the KL to the starting policy (model.init or the seed's), e.g. for grpo",
        &c.ppo.kl_coef},

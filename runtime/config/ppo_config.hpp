@@ -20,6 +20,17 @@ struct EnumNames<ScheduleUnit> {
       {{ScheduleUnit::versions, "versions"}, {ScheduleUnit::samples, "samples"}}};
 };
 
+// Whose critic values advantages and value targets are computed with: the behaviour policy's,
+// which the samples carry (one or more versions old in async mode), or the learner's own at the
+// start of the update (fresh values, as V-trace's targets are).
+enum class AdvantageValues { behaviour, learner };
+
+template <>
+struct EnumNames<AdvantageValues> {
+  static constexpr std::array<std::pair<AdvantageValues, std::string_view>, 2> names{
+      {{AdvantageValues::behaviour, "behaviour"}, {AdvantageValues::learner, "learner"}}};
+};
+
 struct PpoConfig {
   double learning_rate = 1e-3;
   // From given points on, other rates: "POINT:RATE,..."
@@ -40,6 +51,7 @@ struct PpoConfig {
   // cut to it (truncated importance sampling, as IMPALA's rho-bar); 0: not cut.
   double importance_weight_cap = 0;
   bool normalize_advantages = true;
+  AdvantageValues advantage_values = AdvantageValues::behaviour;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
 };
 

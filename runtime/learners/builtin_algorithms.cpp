@@ -8,16 +8,19 @@ namespace {
 class Ppo final : public LearnerAlgorithm {
  public:
   explicit Ppo(const PpoConfig& c)
-      : gamma_(static_cast<float>(c.gamma)), lambda_(static_cast<float>(c.gae_lambda)) {}
+      : gamma_(static_cast<float>(c.gamma)),
+        lambda_(static_cast<float>(c.gae_lambda)),
+        values_(c.advantage_values) {}
 
   int64_t samples(const msg::TrajectorySegment& s) const override { return s.steps() * s.envs(); }
   TrainingBatch make_batch(const std::vector<msg::TrajectorySegment>& segments, Policy& policy,
                            uint64_t learner_version) override {
-    return make_training_batch(segments, policy, gamma_, lambda_, learner_version);
+    return make_training_batch(segments, policy, gamma_, lambda_, learner_version, values_);
   }
 
  private:
   float gamma_, lambda_;
+  AdvantageValues values_;
 };
 
 class Grpo final : public LearnerAlgorithm {

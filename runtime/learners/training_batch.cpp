@@ -31,26 +31,40 @@ std::vector<float> truncated_values(const msg::TrajectorySegment& s, Policy& pol
   return out;
 }
 
+// The critic's values of a segment's observations (`input`, T * envs rows), [T * envs].
+at::Tensor critic_values(const PolicyInput& input, Policy& policy) {
+  torch::NoGradGuard no_grad;
+  return policy.value(input.to(device_of(policy))).to(at::kCPU).contiguous();
+}
+
 }  // namespace
 
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, uint64_t learner_version,
-                                  const AdvantageEstimator& estimate) {
+                                  const AdvantageEstimator& estimate,
+                                  AdvantageValues value_source) {
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, values, advantages;
   PolicyLagCounts lag;
   for (const auto& s : segments) {
     const int64_t T = s.steps(), E = s.envs();
-    auto adv = estimate(s, truncated_values(s, policy));
+    inputs.push_back(policy_input(s.observations, 2));
+    // The segment as the estimator sees it: with the learner's values in place of its own.
+    msg::TrajectorySegment valued = s;
+    at::Tensor own_values = view_of(s.values, at::kFloat).view({T * E});
+    if (value_source == AdvantageValues::learner) {
+      own_values = critic_values(inputs.back(), policy);
+      valued.values.data = own_values.data_ptr<float>();
+    }
+    auto adv = estimate(valued, truncated_values(s, policy));
     if (static_cast<int64_t>(adv.size()) != T * E)
       throw std::invalid_argument("an advantage estimator gave " + std::to_string(adv.size()) +
                                   " advantages for a segment of " + std::to_string(T * E) +
                                   " steps");
     advantages.push_back(at::from_blob(adv.data(), {T * E}, at::kFloat).clone());
-    inputs.push_back(policy_input(s.observations, 2));
     actions.push_back(view_of(s.actions, at::kFloat).view({T * E, s.actions.dim(2)}));
     log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
-    values.push_back(view_of(s.values, at::kFloat).view({T * E}));
+    values.push_back(own_values);
     for (auto v : s.policy_versions)
       lag.add(StalenessBound::lag(learner_version, v), static_cast<uint64_t>(E));
   }
@@ -68,7 +82,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
 
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, float gamma, float lambda,
-                                  uint64_t learner_version) {
+                                  uint64_t learner_version, AdvantageValues values) {
   auto gae = [gamma, lambda](const msg::TrajectorySegment& s, const std::vector<float>& final) {
     GaeInput in;
     in.steps = s.steps();
@@ -83,7 +97,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     in.lambda = lambda;
     return generalized_advantages(in);
   };
-  return make_training_batch(segments, policy, learner_version, gae);
+  return make_training_batch(segments, policy, learner_version, gae, values);
 }
 
 }  // namespace dvla

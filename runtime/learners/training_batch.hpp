@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <dvla/messages/trajectory_segment.hpp>
+#include <dvla/runtime/config/ppo_config.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/versions/policy_lag.hpp>
 
@@ -15,7 +16,7 @@ struct TrainingBatch {
   PolicyInput inputs;              // N rows
   at::Tensor actions;              // [N, action tensor dim]
   at::Tensor log_probs;            // [N] behaviour log-probabilities
-  at::Tensor values;               // [N] behaviour critic estimates
+  at::Tensor values;               // [N] critic estimates (ppo.advantage_values)
   at::Tensor advantages;           // [N]
   at::Tensor returns;              // [N] advantages + values: the critic's targets
   at::Tensor reference_log_probs;  // [N] the starting policy's, for a KL term; may be undefined
@@ -34,13 +35,18 @@ using AdvantageEstimator = std::function<std::vector<float>(
 // behaviour values; every step is a sample). Observations are read in place from the segments'
 // frames and copied once, into the batch tensor. This is how a LearnerAlgorithm with an advantage
 // of its own builds its batch.
+// With `values` = learner, `policy`'s critic values every observation first and the estimator
+// sees those in the segment's `values` (the bootstrap values stay the behaviour policy's: the
+// observation after a segment is not in it).
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, uint64_t learner_version,
-                                  const AdvantageEstimator& estimate);
+                                  const AdvantageEstimator& estimate,
+                                  AdvantageValues values = AdvantageValues::behaviour);
 
 // The same with GAE (runtime/trajectories/gae.hpp): PPO's batch.
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, float gamma, float lambda,
-                                  uint64_t learner_version);
+                                  uint64_t learner_version,
+                                  AdvantageValues values = AdvantageValues::behaviour);
 
 }  // namespace dvla
