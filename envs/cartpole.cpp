@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <dvla/envs/env_batch.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
+#include <dvla/envs/step_latency.hpp>
 
 namespace dvla::envs {
 
@@ -53,13 +57,38 @@ void CartPole::observe(float* observation) const {
 }  // namespace dvla::envs
 
 namespace dvla::envs {
+namespace {
+
+constexpr int64_t max_step_latency_us = 10'000'000;  // 10 s: beyond that a typo, not a simulator
+
+Status check(const CartPoleConfig& config) {
+  const auto latency = config.step_latency_us;
+  if (latency < 0 || latency > max_step_latency_us)
+    return Error("cartpole.step_latency_us must be 0.." + std::to_string(max_step_latency_us) +
+                 ", not " + std::to_string(latency));
+  return Status::ok();
+}
+
+}  // namespace
 
 EnvEntry cartpole_env() {
   EnvEntry e;
   e.name = "cartpole";
+  e.settings = [](EnvConfig& config) {
+    return std::vector<Setting>{
+        {"cartpole.step_latency_us",
+         "cartpole: wall-clock cost of one env step, slept (a slow simulator; a batch of n sleeps "
+         "n times this); 0: none",
+         &config.cartpole.step_latency_us}};
+  };
+  e.validate = [](const EnvConfig& config) { return check(config.cartpole); };
   e.spec = [](const EnvConfig&) { return CartPole().spec(); };
-  e.make = [](const EnvConfig&, size_t n) -> std::unique_ptr<BatchedEnv> {
-    return std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, n);
+  e.make = [](const EnvConfig& config, size_t n) -> std::unique_ptr<BatchedEnv> {
+    if (auto ok = check(config.cartpole); !ok) throw std::invalid_argument(ok.error().message());
+    auto batch = std::make_unique<EnvBatch>([] { return std::make_unique<CartPole>(); }, n);
+    const auto latency = config.cartpole.step_latency_us;
+    if (latency == 0) return batch;
+    return std::make_unique<SlowedEnv>(std::move(batch), latency);
   };
   return e;
 }

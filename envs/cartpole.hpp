@@ -2,6 +2,7 @@
 // CartPole with the dynamics, termination rule and 500-step limit of Gym's CartPole-v1: a pole on
 // a cart, pushed left (action 0) or right (action 1) with 10 N; reward 1 per step.
 #include <array>
+#include <cstdint>
 #include <random>
 
 #include <dvla/envs/env.hpp>
@@ -9,7 +10,14 @@
 namespace dvla::envs {
 
 struct EnvEntry;
-// CartPole's entry in the env registry (envs/env_registry.hpp): "cartpole", no settings.
+
+struct CartPoleConfig {
+  // Wall time per env step, spent sleeping (envs/step_latency.hpp): a slow simulator on purpose.
+  int64_t step_latency_us = 0;
+};
+
+// CartPole's entry in the env registry (envs/env_registry.hpp): "cartpole", with its settings
+// under cartpole.*.
 EnvEntry cartpole_env();
 
 class CartPole final : public Env {

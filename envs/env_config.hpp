@@ -5,6 +5,7 @@
 #include <string>
 
 #include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/cartpole.hpp>
 #include <dvla/envs/synthetic.hpp>
 #include <dvla/envs/tabletop/tabletop_config.hpp>
 
@@ -13,6 +14,7 @@ namespace dvla::envs {
 struct EnvConfig {
   // An env of the registry: cartpole | pendulum | synthetic | tabletop.
   std::string name = "cartpole";
+  CartPoleConfig cartpole;
   SyntheticConfig synthetic;
   tabletop::TabletopConfig tabletop;
 };

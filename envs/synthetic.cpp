@@ -1,17 +1,16 @@
 #include <dvla/envs/synthetic.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
 
 namespace dvla::envs {
 
-SyntheticEnv::SyntheticEnv(const SyntheticConfig& config, size_t n) : config_(config), n_(n) {
+SyntheticEnv::SyntheticEnv(const SyntheticConfig& config, size_t n)
+    : config_(config), n_(n), latency_(config.step_latency_us) {
   if (n == 0) throw std::invalid_argument("an env batch needs at least one env");
   if (config.observation_size < 1 || config.choices < 2 || config.episode_length < 1 ||
       config.step_latency_us < 0)
@@ -37,20 +36,6 @@ void SyntheticEnv::observe(size_t env, float* out) {
   }
 }
 
-// Sleeps the batch's latency. Sleeps overshoot (by 50-150 us on a VM); the overshoot is taken off
-// the next sleep, so that on average a step costs what the config says.
-void SyntheticEnv::spend_latency() {
-  using namespace std::chrono;
-  const int64_t cost_ns = config_.step_latency_us * 1000 * static_cast<int64_t>(n_);
-  if (cost_ns == 0) return;
-  const int64_t target_ns = cost_ns - std::min(oversleep_ns_, cost_ns);
-  const auto start = steady_clock::now();
-  if (target_ns > 0) std::this_thread::sleep_for(nanoseconds(target_ns));
-  const int64_t slept_ns = duration_cast<nanoseconds>(steady_clock::now() - start).count();
-  oversleep_ns_ =
-      std::max<int64_t>(0, oversleep_ns_ - std::min(oversleep_ns_, cost_ns) + slept_ns - target_ns);
-}
-
 void SyntheticEnv::reset(const std::vector<uint64_t>& seeds) {
   if (seeds.size() != n_)
     throw std::invalid_argument("reset got " + std::to_string(seeds.size()) + " seeds for " +
@@ -66,7 +51,7 @@ void SyntheticEnv::reset(const std::vector<uint64_t>& seeds) {
 
 void SyntheticEnv::step(const float* actions) {
   check_actions(spec_.action, actions, n_);
-  spend_latency();
+  latency_.spend(n_);
   const auto obs = static_cast<size_t>(config_.observation_size);
   for (size_t i = 0; i < n_; ++i) {
     float* o = out_.observations.data() + i * obs;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/step_latency.hpp>
 
 namespace dvla::envs {
 
@@ -36,7 +37,6 @@ class SyntheticEnv final : public BatchedEnv {
 
  private:
   void observe(size_t env, float* out);
-  void spend_latency();
 
   SyntheticConfig config_;
   size_t n_;
@@ -46,7 +46,7 @@ class SyntheticEnv final : public BatchedEnv {
   std::vector<float> return_;
   std::vector<uint64_t> seed_;
   BatchOutput out_;
-  int64_t oversleep_ns_ = 0;  // how much the last sleep overshot: the next one is that shorter
+  StepLatency latency_;
 };
 
 }  // namespace dvla::envs

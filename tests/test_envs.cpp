@@ -11,6 +11,7 @@
 #include <dvla/envs/env_batch.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/pendulum.hpp>
+#include <dvla/envs/step_latency.hpp>
 #include <dvla/envs/synthetic.hpp>
 
 using namespace dvla::envs;
@@ -151,6 +152,28 @@ TEST_CASE("Pendulum starts anywhere on the circle, reproducibly by seed; episode
     CAPTURE(t);
     CHECK(batch.output().episode_ended(0) == (t == 200));
   }
+}
+
+TEST_CASE("cartpole.step_latency_us slows CartPole's steps and changes nothing else") {
+  EnvConfig plain, slowed;
+  slowed.cartpole.step_latency_us = 50;
+  auto a = make_batched_env(plain, 4), b = make_batched_env(slowed, 4);
+  CHECK(dynamic_cast<SlowedEnv*>(b.get()) != nullptr);
+  a->reset({1, 2, 3, 4});
+  b->reset({1, 2, 3, 4});
+  const float actions[4] = {0, 1, 1, 0};
+  for (int t = 0; t < 30; ++t) {
+    a->step(actions);
+    b->step(actions);
+    CHECK(a->output().observations == b->output().observations);
+    CHECK(a->output().rewards == b->output().rewards);
+    CHECK(a->output().terminated == b->output().terminated);
+  }
+  EnvConfig negative;
+  negative.cartpole.step_latency_us = -1;
+  CHECK_THROWS_WITH_AS(make_batched_env(negative, 1),
+                       "cartpole.step_latency_us must be 0..10000000, not -1",
+                       std::invalid_argument);
 }
 
 TEST_CASE("derived seeds differ between envs and between samplers") {

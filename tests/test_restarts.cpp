@@ -142,6 +142,14 @@ struct Scratch {
   std::filesystem::path dir;
 };
 
+// `config` with checkpoints every `every` versions into `scratch` and fault.restart_trainer on.
+Config restarting_trainer(Config config, const Scratch& scratch, int every) {
+  config.run.logdir = scratch.dir.string();
+  config.run.checkpoint_every = every;
+  config.fault.restart_trainer = true;
+  return config;
+}
+
 Config small_cartpole() {
   Config config;
   config.run.seed = 3;
@@ -297,10 +305,7 @@ TEST_CASE("a trainer that fails ends the run naming it; its last checkpoint stay
 
 TEST_CASE("with fault.restart_trainer a failed trainer restarts from the last checkpoint") {
   Scratch scratch("trainer-restarts");
-  auto config = small_cartpole();
-  config.run.logdir = scratch.dir.string();
-  config.run.checkpoint_every = 2;
-  config.fault.restart_trainer = true;
+  const auto config = restarting_trainer(small_cartpole(), scratch, 2);
   auto parts = default_graph_parts(config);
   parts.make_policy = failing_learner(parts.make_policy, 100, "CUDA error: out of memory");
   auto graph = graph_of(config, parts);
@@ -321,7 +326,7 @@ TEST_CASE("with fault.restart_trainer a failed trainer restarts from the last ch
   // 0, 1, 2, ...: the restarted trainer's first version (the checkpoint's weights) comes after
   // the last one its predecessor announced, so that no number stands for two sets of weights.
   for (size_t i = 0; i < announced->versions.size(); ++i) CHECK(announced->versions[i] == i);
-  // Training went on after the restart (its first version is about the 7th).
+  // Training went on after the restart (the failure comes in about the 5th update).
   CHECK(s.version > 12);
   auto last = CheckpointStore::latest_valid(config.run.logdir);
   REQUIRE_MESSAGE(last, last.error().message());
@@ -330,14 +335,12 @@ TEST_CASE("with fault.restart_trainer a failed trainer restarts from the last ch
 
 TEST_CASE("a run whose trainer fails halfway is restarted and still learns CartPole") {
   Scratch scratch("trainer-restarts-learns");
-  Config config;
-  config.run.seed = 7;
-  config.run.max_env_steps = 100'000;
-  config.run.logdir = scratch.dir.string();
-  config.run.checkpoint_every = 5;
-  config.fault.restart_trainer = true;
+  Config cartpole;
+  cartpole.run.seed = 7;
+  cartpole.run.max_env_steps = 100'000;
+  const auto config = restarting_trainer(cartpole, scratch, 5);
   auto parts = default_graph_parts(config);
-  // About the 40th of some 95 updates (at least 16 evaluations of actions each).
+  // The learner's 700th evaluation of actions: some 20 updates into a run of about 50.
   parts.make_policy = failing_learner(parts.make_policy, 700, "CUDA error: out of memory");
   auto result = train(config, parts);
   REQUIRE_MESSAGE(result, result.error().message());
