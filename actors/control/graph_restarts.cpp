@@ -51,7 +51,6 @@ RestartOutcome GraphRestarts::on_failure(const caf::actor_addr& failed, const st
             fmt::format("{} (it failed more than fault.max_restarts = {} times within "
                         "fault.window_s = {:g} s; restarted {} times in all)",
                         why, fault.max_restarts, fault.window_s, budget.total())};
-  ++total_;
   const auto life = static_cast<uint64_t>(budget.total());
   std::string what;
   if (sampler) {
@@ -71,6 +70,7 @@ RestartOutcome GraphRestarts::on_failure(const caf::actor_addr& failed, const st
                                            ")"};
     what = *from;
   }
+  ++total_;
   return {RestartOutcome::restarted,
           fmt::format("{}; restarted {} (restart {} of this actor, at most {} within {:g} s)", why,
                       what, budget.total(), fault.max_restarts, fault.window_s)};
