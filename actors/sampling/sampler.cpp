@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include <fmt/core.h>
 
@@ -20,6 +21,21 @@
 
 namespace dvla::actors {
 namespace {
+
+// A lost peer (inference replica, trainer) the sampler waits for the supervisor to replace.
+struct LostPeer {
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // empty: not lost
+
+  bool lost() const { return deadline.has_value(); }
+  // Starts the wait (true), unless one is going on.
+  bool start(caf::timespan wait) {
+    if (deadline) return false;
+    deadline = std::chrono::steady_clock::now() + wait;
+    return true;
+  }
+  bool overdue() const { return deadline && std::chrono::steady_clock::now() >= *deadline; }
+  void replaced() { deadline.reset(); }
+};
 
 // Consecutive malformed answers from inference tolerated before the sampler gives up.
 constexpr int max_malformed_answers = 3;
@@ -45,15 +61,13 @@ struct SamplerState {
   bool finished = false;
   int malformed_answers = 0;
   // Its inference replica was lost: no requests until the supervisor names its replacement.
-  bool waiting_for_replica = false;
-  std::chrono::steady_clock::time_point replica_deadline;
+  LostPeer replica;
   // Segments shipped to the trainer and not acknowledged, by delivery number: a trainer that is
   // restarted gets them again (the lost one's held acknowledgements never come).
   std::map<uint64_t, msg::SegmentFrame> unacknowledged;
   uint64_t next_delivery = 0;
   // Its trainer was lost: segments wait in `unacknowledged` until the supervisor names the next.
-  bool waiting_for_trainer = false;
-  std::chrono::steady_clock::time_point trainer_deadline;
+  LostPeer trainer;
   WaitSpan waiting_for_credit;
   msg::SamplingReport unreported;  // env steps and episodes since the last report
 };
@@ -111,10 +125,8 @@ void on_trainer_error(self_ptr self, const segment_sink_actor& asked, const caf:
   if (!actor_gone(e))
     return self->quit(make_error(
         errc::no_answer, s.setup.name + ": the trainer refused a segment: " + describe(e)));
-  if (s.waiting_for_trainer) return;
-  s.waiting_for_trainer = true;
-  s.trainer_deadline = std::chrono::steady_clock::now() + replacement_wait(s.setup);
-  self->delayed_send(self, replacement_wait(s.setup), trainer_atom::value);
+  if (s.trainer.start(replacement_wait(s.setup)))
+    self->delayed_send(self, replacement_wait(s.setup), trainer_atom::value);
 }
 
 // Ships unacknowledged segment `delivery` to the current trainer.
@@ -136,14 +148,14 @@ void to_trainer(self_ptr self, msg::SegmentFrame frame) {
   auto& s = self->state;
   const auto delivery = s.next_delivery++;
   s.unacknowledged.emplace(delivery, std::move(frame));
-  if (!s.waiting_for_trainer) send_to_trainer(self, delivery);
+  if (!s.trainer.lost()) send_to_trainer(self, delivery);
 }
 
 // The supervisor restarted the trainer: what the lost one did not acknowledge goes to this one.
 void on_trainer(self_ptr self, const segment_sink_actor& trainer) {
   auto& s = self->state;
   s.setup.trainer = trainer;
-  s.waiting_for_trainer = false;
+  s.trainer.replaced();
   for (const auto& unacknowledged : s.unacknowledged) send_to_trainer(self, unacknowledged.first);
 }
 
@@ -255,24 +267,22 @@ void on_inference_error(self_ptr self, const inference_actor& asked, const caf::
   if (!actor_gone(e))
     return self->quit(make_error(
         errc::no_answer, s.setup.name + ": inference did not answer: " + describe(e)));
-  if (s.waiting_for_replica) return;
-  s.waiting_for_replica = true;
-  s.replica_deadline = std::chrono::steady_clock::now() + replacement_wait(s.setup);
-  self->delayed_send(self, replacement_wait(s.setup), replica_atom::value);
+  if (s.replica.start(replacement_wait(s.setup)))
+    self->delayed_send(self, replacement_wait(s.setup), replica_atom::value);
 }
 
 // The supervisor restarted the sampler's replica: what the lost one held is asked again.
 void on_replica(self_ptr self, const inference_actor& replica) {
   auto& s = self->state;
   s.setup.inference = replica;
-  s.waiting_for_replica = false;
+  s.replica.replaced();
   for (auto& b : s.buffers) b.awaiting_answer = false;
   request_all(self);
 }
 
 void request_actions(self_ptr self, EnvBuffer& b) {
   auto& s = self->state;
-  if (s.paused || b.awaiting_answer || s.finished || s.waiting_for_replica) return;
+  if (s.paused || b.awaiting_answer || s.finished || s.replica.lost()) return;
   if (!s.collection->wants_actions(b, s.draining)) return;
   // Lock-step: after every segment, wait for the trainer's acknowledgement.
   if (!s.collection->may_request(s.in_flight)) return s.waiting_for_credit.start("wait_credit");
@@ -355,10 +365,9 @@ void build_buffers(SamplerState& s) {
   }
 }
 
-// Its lost `peer` was not replaced by `deadline`: the sampler ends, saying so.
-void give_up_after(self_ptr self, std::chrono::steady_clock::time_point deadline,
-                   const char* peer) {
-  if (std::chrono::steady_clock::now() < deadline) return;
+// Its lost `peer` was not replaced in time: the sampler ends, saying so.
+void give_up_if_overdue(self_ptr self, const LostPeer& lost, const char* peer) {
+  if (!lost.overdue()) return;
   const auto& setup = self->state.setup;
   self->quit(make_error(errc::no_answer,
                         fmt::format("{}: its {} was lost and not replaced within {:g} s",
@@ -382,14 +391,10 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
       [self](const msg::ControlFrame& frame) { return on_control(self, frame); },
       [self](replica_atom, const inference_actor& replica) { on_replica(self, replica); },
       [self](replica_atom) {
-        auto& s = self->state;
-        if (s.waiting_for_replica) give_up_after(self, s.replica_deadline, "inference replica");
+        give_up_if_overdue(self, self->state.replica, "inference replica");
       },
       [self](trainer_atom, const segment_sink_actor& trainer) { on_trainer(self, trainer); },
-      [self](trainer_atom) {
-        auto& s = self->state;
-        if (s.waiting_for_trainer) give_up_after(self, s.trainer_deadline, "trainer");
-      },
+      [self](trainer_atom) { give_up_if_overdue(self, self->state.trainer, "trainer"); },
   };
 }
 
