@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include <dvla/envs/clipped_actions.hpp>
 #include <dvla/envs/env_registry.hpp>
 
 namespace dvla::envs {
@@ -16,7 +17,8 @@ const EnvEntry& entry_of(const EnvConfig& config) {
 }  // namespace
 
 std::unique_ptr<BatchedEnv> make_batched_env(const EnvConfig& config, size_t envs) {
-  return entry_of(config).make(config, envs);
+  auto env = entry_of(config).make(config, envs);
+  return config.clip_actions ? with_clipped_actions(std::move(env)) : std::move(env);
 }
 
 EnvSpec spec_of(const EnvConfig& config) { return entry_of(config).spec(config); }

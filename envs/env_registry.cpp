@@ -1,6 +1,7 @@
 #include <dvla/envs/env_registry.hpp>
 
 #include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/inverted_pendulum.hpp>
 #include <dvla/envs/pendulum.hpp>
 #include <dvla/envs/synthetic.hpp>
 #include <dvla/envs/tabletop/tabletop_batch.hpp>
@@ -10,7 +11,8 @@ namespace {
 
 EnvRegistry make_builtin() {
   EnvRegistry r;
-  for (auto entry : {cartpole_env(), pendulum_env(), synthetic_env(), tabletop::tabletop_env()})
+  for (auto entry : {cartpole_env(), pendulum_env(), inverted_pendulum_env(), synthetic_env(),
+                     tabletop::tabletop_env()})
     if (auto added = r.add(std::move(entry)); !added) throw Failure(added.error());
   return r;
 }

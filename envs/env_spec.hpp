@@ -10,7 +10,9 @@ struct ActionSpace {
   enum class Type { discrete, continuous };
   Type type = Type::discrete;
   int64_t choices = 2;  // discrete: number of actions
-  int64_t dim = 1;      // continuous: action dimensions, each in [low, high]
+  // Continuous: action dimensions, each bounded by [low, high]. The registry's envs get actions
+  // clipped to them (env.clip_actions, envs/clipped_actions.hpp); a policy's Gaussian is not.
+  int64_t dim = 1;
   float low = -1.0f;
   float high = 1.0f;
 

@@ -19,8 +19,8 @@ void StepLatency::spend(size_t envs) {
 }
 
 void SlowedEnv::step(const float* actions) {
-  env_->step(actions);
-  latency_.spend(env_->size());
+  inner().step(actions);
+  latency_.spend(size());
 }
 
 }  // namespace dvla::envs

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include <dvla/envs/batched_env.hpp>
+#include <dvla/envs/env_decorator.hpp>
 
 namespace dvla::envs {
 
@@ -25,20 +25,13 @@ class StepLatency {
 };
 
 // `env`, each batched step of which also spends a StepLatency (after the env stepped).
-class SlowedEnv final : public BatchedEnv {
+class SlowedEnv final : public EnvDecorator {
  public:
   SlowedEnv(std::unique_ptr<BatchedEnv> env, int64_t us_per_env_step)
-      : env_(std::move(env)), latency_(us_per_env_step) {}
-
-  const EnvSpec& spec() const override { return env_->spec(); }
-  size_t size() const override { return env_->size(); }
-  void reset(const std::vector<uint64_t>& seeds) override { env_->reset(seeds); }
-  void reset_for_evaluation(uint64_t seed) override { env_->reset_for_evaluation(seed); }
+      : EnvDecorator(std::move(env)), latency_(us_per_env_step) {}
   void step(const float* actions) override;
-  const BatchOutput& output() const override { return env_->output(); }
 
  private:
-  std::unique_ptr<BatchedEnv> env_;
   StepLatency latency_;
 };
 

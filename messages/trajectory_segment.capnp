@@ -27,4 +27,7 @@ struct TrajectorySegment {
   valid @14 :Tensor;               # uint8 [T, envs]; absent: every step is valid
   groups @15 :List(Int32);         # [envs]; absent: no groups
   last @16 :Bool;                  # the sampler's final segment: it sends no more
+  # The sampler's index of the segment's env 0 (a sampler's env buffers each ship their envs):
+  # (samplerId, firstEnv + env) names one env's stream of steps across segments.
+  firstEnv @17 :UInt32;
 }

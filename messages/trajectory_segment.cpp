@@ -27,6 +27,7 @@ SegmentFrame build(const TrajectorySegment& m) {
       codec::encode<schema::TrajectorySegment>(size, [&](schema::TrajectorySegment::Builder b) {
         b.setSamplerId(m.sampler_id);
         b.setSequence(m.sequence);
+        b.setFirstEnv(m.first_env);
         b.setLast(m.last);
         codec::write_observations(b.initObservations(), m.observations);
         codec::write_tensor(b.initActions(), m.actions);
@@ -107,6 +108,7 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         TrajectorySegment m;
         m.sampler_id = r.getSamplerId();
         m.sequence = r.getSequence();
+        m.first_env = r.getFirstEnv();
         m.last = r.getLast();
         m.observations =
             codec::read_observations(r.hasObservations(), r.getObservations(), "observations", 2);

@@ -14,6 +14,8 @@ namespace dvla::msg {
 struct TrajectorySegment {
   uint32_t sampler_id = 0;
   uint64_t sequence = 0;
+  uint32_t first_env = 0;  // the sampler's index of env 0 here: (sampler_id, first_env + e) is a
+                           // stream of steps across segments
   Observations observations;              // leading dimensions [T, envs]
   TensorRef<float> actions;               // [T, envs, action_dim]
   TensorRef<float> rewards;               // [T, envs]

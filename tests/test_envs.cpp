@@ -1,5 +1,6 @@
-// CartPole against hand-computed steps and CartPole-v1's rules; the batched env's bookkeeping;
-// the synthetic env.
+// CartPole and Pendulum against hand-computed steps and Gym's rules; InvertedPendulum against
+// Gymnasium's; the batched env's bookkeeping; action clipping at the env boundary; the synthetic
+// env.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,8 +9,10 @@
 #include <stdexcept>
 
 #include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/clipped_actions.hpp>
 #include <dvla/envs/env_batch.hpp>
 #include <dvla/envs/env_config.hpp>
+#include <dvla/envs/inverted_pendulum.hpp>
 #include <dvla/envs/pendulum.hpp>
 #include <dvla/envs/step_latency.hpp>
 #include <dvla/envs/synthetic.hpp>
@@ -154,6 +157,106 @@ TEST_CASE("Pendulum starts anywhere on the circle, reproducibly by seed; episode
   }
 }
 
+TEST_CASE("InvertedPendulum: Gymnasium's spaces and limits; uncontrolled, the pole falls over") {
+  InvertedPendulum p;
+  const auto& spec = p.spec();
+  CHECK(spec.observation_shape == std::vector<int64_t>{4});
+  CHECK(spec.action.type == ActionSpace::Type::continuous);
+  CHECK(spec.action.dim == 1);
+  CHECK(spec.action.low == -3.f);
+  CHECK(spec.action.high == 3.f);
+  CHECK(spec.max_episode_steps == 1000);
+  float obs[4];
+  p.reset(3, obs);
+  const float none = 0.f;
+  int steps = 0;
+  StepResult r;
+  float previous_angle = obs[1];
+  bool leaning_further = true;
+  do {
+    r = p.step(&none, obs);
+    ++steps;
+    CHECK(r.reward == 1.f);
+    if (steps > 10)
+      leaning_further = leaning_further && std::abs(obs[1]) >= std::abs(previous_angle);
+    previous_angle = obs[1];
+  } while (!r.terminated && steps < 1000);
+  CHECK(r.terminated);
+  CHECK(std::abs(obs[1]) > InvertedPendulum::max_pole_angle);
+  CHECK(leaning_further);  // gravity: once it leans, it leans more
+  CHECK(steps > 5);
+  CHECK(steps < 200);
+}
+
+TEST_CASE("InvertedPendulum starts within 0.01 of rest upright, reproducibly by seed") {
+  InvertedPendulum p;
+  float a[4], b[4];
+  std::set<float> starts;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    p.reset(seed, a);
+    for (float x : a) CHECK(std::abs(x) <= 0.01f);
+    starts.insert(a[1]);
+    p.reset(seed, b);
+    CHECK(std::equal(a, a + 4, b));
+  }
+  CHECK(starts.size() == 20);
+  // Pushing the cart right tips the pole back (left): the hinge angle and the push have opposite
+  // signs, as in Gymnasium's model.
+  p.reset(1, a);
+  const float push = 3.f;
+  for (int t = 0; t < 3; ++t) p.step(&push, a);
+  CHECK(a[2] > 0.f);  // the cart moves right
+  CHECK(a[1] < 0.f);
+}
+
+namespace {
+
+// A continuous env with bounds [-2, 1] x 2 that records the actions it was given.
+struct RecordingEnv final : Env {
+  EnvSpec spec_;
+  std::vector<float>* seen;
+  explicit RecordingEnv(std::vector<float>* record) : seen(record) {
+    spec_.name = "recording";
+    spec_.observation_shape = {1};
+    spec_.action.type = ActionSpace::Type::continuous;
+    spec_.action.dim = 2;
+    spec_.action.low = -2.f;
+    spec_.action.high = 1.f;
+  }
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(uint64_t, float* observation) override { observation[0] = 0.f; }
+  StepResult step(const float* action, float* observation) override {
+    seen->assign(action, action + 2);
+    observation[0] = 0.f;
+    return {};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("continuous actions are clipped to the env's bounds before it steps; discrete envs not") {
+  std::vector<float> seen;
+  auto batch = std::make_unique<EnvBatch>([&] { return std::make_unique<RecordingEnv>(&seen); }, 1);
+  auto clipped = with_clipped_actions(std::move(batch));
+  clipped->reset({1});
+  const float drawn[2] = {5.f, -7.5f};
+  clipped->step(drawn);
+  CHECK(seen == std::vector<float>{1.f, -2.f});
+  const float inside[2] = {0.25f, -1.5f};
+  clipped->step(inside);
+  CHECK(seen == std::vector<float>{0.25f, -1.5f});
+  const float nan[2] = {std::nanf(""), 0.f};  // still refused, naming the env
+  CHECK_THROWS_WITH_AS(clipped->step(nan), "env 0 got action nan, not a finite number",
+                       std::invalid_argument);
+  // The registry's envs are clipped unless env.clip_actions is off; CartPole's are indices.
+  EnvConfig pendulum;
+  pendulum.name = "pendulum";
+  CHECK(dynamic_cast<ClippedActions*>(make_batched_env(pendulum, 1).get()) != nullptr);
+  pendulum.clip_actions = false;
+  CHECK(dynamic_cast<ClippedActions*>(make_batched_env(pendulum, 1).get()) == nullptr);
+  CHECK(dynamic_cast<ClippedActions*>(make_batched_env(EnvConfig{}, 1).get()) == nullptr);
+}
+
 TEST_CASE("cartpole.step_latency_us slows CartPole's steps and changes nothing else") {
   EnvConfig plain, slowed;
   slowed.cartpole.step_latency_us = 50;
@@ -207,6 +310,7 @@ TEST_CASE("unknown envs are refused by name") {
   EnvConfig c;
   c.name = "atari";
   CHECK_THROWS_WITH_AS(make_batched_env(c, 1),
-                       "env 'atari' is not available (cartpole, pendulum, synthetic, tabletop)",
+                       "env 'atari' is not available (cartpole, pendulum, inverted_pendulum, "
+                       "synthetic, tabletop)",
                        std::invalid_argument);
 }

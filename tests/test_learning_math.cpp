@@ -1,5 +1,6 @@
 // GAE, the PPO loss and GRPO's group advantages on small hand-computed cases; flat-parameter views
-// alias their buffer.
+// alias their buffer; observation normalisation, reward scaling, value clipping and learning-rate
+// annealing by hand.
 #include "doctest_with_torch.hpp"
 
 #include <ATen/ATen.h>
@@ -7,11 +8,19 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/adam.h>
 
+#include <cmath>
+
 #include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/pendulum.hpp>
+#include <dvla/runtime/config/config.hpp>
+#include <dvla/runtime/config/learning_rate_schedule.hpp>
+#include <dvla/runtime/learners/builtin_algorithms.hpp>
 #include <dvla/runtime/learners/grpo.hpp>
 #include <dvla/runtime/learners/ppo.hpp>
 #include <dvla/runtime/learners/training_batch.hpp>
+#include <dvla/runtime/learners/reward_scaler.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
+#include <dvla/runtime/policies/observation_normalizer.hpp>
 #include <dvla/runtime/trajectories/gae.hpp>
 #include <dvla/runtime/versions/staleness.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
@@ -333,4 +342,165 @@ TEST_CASE("the KL term to a reference policy, by hand") {
   CHECK(l.reference_kl.item<double>() == doctest::Approx((1 - std::log(2.0)) / 2).epsilon(1e-5));
   CHECK(l.total.item<double>() == doctest::Approx(0.5 * (1 - std::log(2.0)) / 2).epsilon(1e-5));
   CHECK_FALSE(ppo_loss(now, behaviour, advantages, returns, c).reference_kl.defined());
+}
+
+TEST_CASE("observation normalisation: running moments of every batch, clipped, in the weights") {
+  ObservationNormalizer n(2);
+  const auto one = at::tensor({1.f, -2.f}).view({1, 2});
+  CHECK(at::allclose(n.forward(one), one));
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+  const auto first = at::randn({300, 2}, gen) * at::tensor({3.f, 0.5f}) + at::tensor({10.f, -1.f});
+  const auto second = at::randn({100, 2}, gen) * 2 + 4;
+  n.update(first);
+  n.update(second);
+  const auto all = at::cat({first, second}).to(at::kDouble);
+  CHECK(n.count() == doctest::Approx(400.0001));
+  CHECK(at::allclose(n.mean().to(at::kDouble), all.mean(0), 1e-4, 1e-4));
+  CHECK(at::allclose(n.variance().to(at::kDouble), all.var(0, false), 1e-3, 1e-3));
+  const auto x = at::tensor({10.f, -1.f, 1e6f, -1e6f}).view({2, 2});
+  const auto y = n.forward(x);
+  CHECK(at::allclose(y[0], (x[0] - n.mean()) / n.variance().sqrt(), 1e-4, 1e-4));
+  CHECK(y[1][0].item<float>() == 10.f);  // clipped
+  CHECK(y[1][1].item<float>() == -10.f);
+
+  // An actor-critic acts on normalised observations; its statistics are parameters without
+  // gradient, so a copy loading its flat weights (a replica, the evaluator) acts the same.
+  envs::Pendulum pendulum;
+  ActorCritic learner(pendulum.spec(), {8}, 3), replica(pendulum.spec(), {8}, 3);
+  PolicyInput obs{at::tensor({0.5f, 0.8f, 6.f, -1.f, 0.f, -7.f}).view({2, 3}), {}, {}};
+  const auto before = learner.value(obs);
+  learner.update_statistics(PolicyInput{at::randn({64, 3}, gen) * 4, {}, {}});
+  CHECK_FALSE(at::allclose(learner.value(obs), before));
+  for (const auto& p : learner.named_parameters())
+    if (p.key().find("observation_normalizer") == 0) CHECK_FALSE(p.value().requires_grad());
+  FlatParameters from(learner), to(replica);
+  auto update = msg::read(from.to_frame(1));
+  REQUIRE(update);
+  REQUIRE(to.load(*update));
+  auto g1 = at::make_generator<at::CPUGeneratorImpl>(1);
+  CHECK(at::allclose(replica.act(obs, true, g1).actions, learner.act(obs, true, g1).actions));
+  CHECK(at::allclose(replica.value(obs), learner.value(obs)));
+  // model.normalize_observations=false: observations as they are, no statistics.
+  ActorCriticOptions plain;
+  plain.normalize_observations = false;
+  plain.initial_log_std = -1.5;
+  ActorCritic raw(pendulum.spec(), plain, 3);
+  CHECK(raw.named_parameters().find("observation_normalizer.mean") == nullptr);
+  CHECK(raw.named_parameters()["log_std"].item<float>() == doctest::Approx(-1.5));
+}
+
+namespace {
+
+// A segment of `rewards` [T, envs] (ends where `ended`), the rest of it empty.
+struct RewardSegment {
+  std::vector<float> rewards;
+  std::vector<uint8_t> ended, not_ended;
+  msg::TrajectorySegment segment;
+
+  RewardSegment(std::vector<float> r, std::vector<uint8_t> e, int64_t envs, uint32_t sampler,
+                uint32_t first_env)
+      : rewards(std::move(r)), ended(std::move(e)), not_ended(ended.size(), 0) {
+    const int64_t steps = static_cast<int64_t>(rewards.size()) / envs;
+    segment.sampler_id = sampler;
+    segment.first_env = first_env;
+    segment.observations.state = {rewards.data(), {steps, envs}};  // only its shape is read
+    segment.rewards = {rewards.data(), {steps, envs}};
+    segment.terminated = {ended.data(), {steps, envs}};
+    segment.truncated = {not_ended.data(), {steps, envs}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("reward scaling: by the running std of each env's discounted return, across segments") {
+  const double gamma = 0.5;
+  RewardScaler scaler(gamma);
+  // Sampler 0's envs 0-1 (two segments of one stream, env 1 ends at its first step) and its env
+  // buffer at envs 2-3 (another stream): returns run on per (sampler, env), reset at an end.
+  RewardSegment a({2, 4, 2, 4}, {0, 1, 0, 0}, 2, 0, 0);
+  RewardSegment other({8, 8}, {0, 0}, 2, 0, 2);
+  RewardSegment b({2, 4}, {0, 0}, 2, 0, 0);
+  std::vector<double> returns = {2, 4, 2 + 0.5 * 2, 4};  // a: env 1 restarts after step 0
+  RunningMoments expected;
+  expected.add(returns);
+  const auto scaled_a = scaler.scale(a.segment);
+  CHECK(scaler.moments().mean == doctest::Approx(expected.mean));
+  CHECK(scaler.moments().variance == doctest::Approx(expected.variance));
+  const double divisor = std::sqrt(expected.variance + 1e-8);
+  for (size_t i = 0; i < 4; ++i) CHECK(scaled_a[i] == doctest::Approx(a.rewards[i] / divisor));
+  scaler.scale(other.segment);
+  expected.add({8, 8});
+  scaler.scale(b.segment);
+  expected.add({2 + 0.5 * 3, 4 + 0.5 * 4});  // continued from a's last step
+  CHECK(scaler.moments().count == doctest::Approx(expected.count));
+  CHECK(scaler.moments().mean == doctest::Approx(expected.mean));
+  CHECK(scaler.moments().variance == doctest::Approx(expected.variance));
+  // All-at-once moments agree with the merged ones.
+  const std::vector<double> all = {2, 4, 3, 4, 8, 8, 3.5, 6};
+  double mean = 0, m2 = 0;
+  for (double v : all) mean += v / all.size();
+  for (double v : all) m2 += (v - mean) * (v - mean);
+  CHECK(expected.mean == doctest::Approx(mean).epsilon(1e-4));
+  CHECK(expected.variance == doctest::Approx(m2 / all.size()).epsilon(1e-4));
+
+  // Checkpoints keep the moments; a bad text is refused naming what is wrong.
+  RewardScaler restored(gamma);
+  REQUIRE(restored.from_json(scaler.to_json()));
+  CHECK(restored.scale_divisor() == doctest::Approx(scaler.scale_divisor()));
+  auto bad = restored.from_json(R"({"return_count": 1})");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().find("reward scale") == 0);
+  CHECK_FALSE(restored.from_json(R"({"return_count": 0, "return_mean": 0, "return_variance": 1})"));
+
+  // PPO's batch with ppo.reward_scale=return_std: GAE over the scaled rewards; its checkpoint
+  // state is the scaler's.
+  Config config;
+  config.ppo.gamma = gamma;
+  auto ppo = make_ppo_algorithm(config);
+  envs::Pendulum pendulum;
+  ActorCritic policy(pendulum.spec(), {8}, 3);
+  std::vector<float> state(2 * 2 * 3, 0.1f), actions(2 * 2, 0.f), zeros(2 * 2, 0.f);
+  auto segment = a.segment;
+  segment.observations.state = {state.data(), {2, 2, 3}};
+  segment.actions = {actions.data(), {2, 2, 1}};
+  segment.log_probs = {zeros.data(), {2, 2}};
+  segment.values = {zeros.data(), {2, 2}};
+  segment.bootstrap_values = {zeros.data(), {2}};
+  segment.policy_versions = {0, 0};
+  const auto batch = ppo->make_batch({segment}, policy, 0);
+  RewardScaler alone(gamma);
+  const auto expected_rewards = alone.scale(a.segment);
+  auto scaled_segment = segment;
+  scaled_segment.rewards.data = expected_rewards.data();
+  const auto by_hand = make_training_batch({scaled_segment}, policy, 0.5f, 0.95f, 0);
+  CHECK(at::allclose(batch.advantages, by_hand.advantages));
+  CHECK(ppo->checkpoint_state() == alone.to_json());
+  config.ppo.reward_scale = RewardScale::none;
+  CHECK(make_ppo_algorithm(config)->checkpoint_state().empty());
+}
+
+TEST_CASE("value-loss clipping keeps the pessimistic of the plain and the clipped loss") {
+  PpoConfig c;
+  c.value_clip = 0.5;
+  PolicyEvaluation now;
+  now.log_probs = at::zeros({3});
+  now.entropy = at::zeros({3});
+  now.values = at::tensor({3.0f, 0.2f, -1.0f});
+  const auto returns = at::tensor({4.0f, 1.0f, 0.0f});
+  const auto sample_values = at::tensor({1.0f, 0.0f, 0.0f});
+  const auto zeros = at::zeros({3});
+  const auto l = ppo_loss(now, zeros, zeros, returns, c, {}, {}, sample_values);
+  // clipped values: 1.5, 0.2, -0.5; squared errors plain (1, 0.64, 1), clipped (6.25, 0.64, 0.25)
+  CHECK(l.value.item<double>() == doctest::Approx(0.5 * (6.25 + 0.64 + 1.0) / 3).epsilon(1e-5));
+  c.value_clip = 0;
+  const auto plain = ppo_loss(now, zeros, zeros, returns, c, {}, {}, sample_values);
+  CHECK(plain.value.item<double>() == doctest::Approx(0.5 * (1 + 0.64 + 1.0) / 3).epsilon(1e-5));
+}
+
+TEST_CASE("linear learning-rate annealing falls to 0 at max_env_steps by samples trained") {
+  CHECK(annealed_rate(1e-3, LearningRateAnneal::none, 500, 1000) == 1e-3);
+  CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 0, 1000) == doctest::Approx(1e-3));
+  CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 250, 1000) == doctest::Approx(7.5e-4));
+  CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 1000, 1000) == 0.0);
+  CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 3000, 1000) == 0.0);  // resumed past it
 }

@@ -15,7 +15,7 @@
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
-#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/mujoco_errors.hpp>
 #include <dvla/envs/tabletop/scripted_expert.hpp>
 #include <dvla/envs/tabletop/suite.hpp>
 #include <dvla/envs/tabletop/tabletop_batch.hpp>

@@ -134,6 +134,7 @@ Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint6
   state.samples_trained = s.samples_trained;
   state.episodes = episodes;
   state.rng_state = s.learner->rng_state();
+  state.algorithm_state = s.setup.algorithm->checkpoint_state();
   return s.checkpoints->save(s.setup.config, s.published, state,
                              [&] { return optimizer_bytes(s.learner->optimizer()); });
 }
@@ -175,8 +176,10 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
             .log_probs.to(at::kCPU);
   }
   s.batch_lag = batch.policy_lag;
-  s.learner->set_learning_rate(s.learning_rates.at(
-      c.ppo.learning_rate_schedule_unit == ScheduleUnit::samples ? s.samples_trained : s.version));
+  const double scheduled = s.learning_rates.at(
+      c.ppo.learning_rate_schedule_unit == ScheduleUnit::samples ? s.samples_trained : s.version);
+  s.learner->set_learning_rate(annealed_rate(scheduled, c.ppo.learning_rate_anneal,
+                                             s.samples_trained, c.run.max_env_steps));
   s.learner->begin(std::move(batch));
   s.buffer.clear();
   s.buffered_samples = 0;
@@ -273,6 +276,8 @@ void restore(TrainerState& s, const Checkpoint& c) {
       fail(loaded.error());
   if (!c.state.rng_state.empty())
     if (auto set = s.learner->set_rng_state(c.state.rng_state); !set) fail(set.error());
+  if (auto restored = s.setup.algorithm->restore_state(c.state.algorithm_state); !restored)
+    fail(restored.error());
   s.version = c.state.version;
   s.samples_trained = c.state.samples_trained;
 }

@@ -184,7 +184,9 @@ void deliver(self_ptr self, msg::SegmentFrame frame, size_t stage, bool last) {
 void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bool last) {
   auto& s = self->state;
   ScopedWork work(s.setup.track.get(), "ship_segment");
-  auto frame = b.segment->finish(s.setup.id, s.segment_sequence++, bootstrap_values, last);
+  const auto first_env = static_cast<uint32_t>(b.index * b.env->size());
+  auto frame =
+      b.segment->finish(s.setup.id, s.segment_sequence++, bootstrap_values, last, first_env);
   if (b.holds_credit) --s.reserved;
   b.holds_credit = false;
   ++s.in_flight;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/mujoco_errors.hpp>
 
 namespace dvla::envs::tabletop {
 

@@ -2,9 +2,8 @@
 
 #include <mujoco/mujoco.h>
 
-#include <cstring>
-
-#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/xml_model.hpp>
 
 namespace dvla::envs::tabletop {
 namespace {
@@ -15,26 +14,11 @@ int id_of(const mjModel* m, mjtObj type, const std::string& name) {
   return id;
 }
 
-mjModel* load_model() {
-  install_mujoco_error_hooks();
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const char* xml = scene_xml();
-  const int size = static_cast<int>(std::strlen(xml));
-  if (mj_makeEmptyFileVFS(vfs.get(), "tabletop.xml", size) != 0)
-    throw MujocoError("cannot stage the tabletop scene in MuJoCo's virtual file system");
-  std::memcpy(vfs->filedata[vfs->nfile - 1], xml, static_cast<size_t>(size));
-  char error[1000] = "";
-  mjModel* m = mj_loadXML("tabletop.xml", vfs.get(), error, sizeof(error));
-  mj_deleteVFS(vfs.get());
-  if (!m) throw MujocoError(std::string("tabletop scene does not load: ") + error);
-  return m;
-}
-
 }  // namespace
 
 std::shared_ptr<const Scene> Scene::load(Physics physics) {
-  return std::shared_ptr<const Scene>(new Scene(load_model(), physics));
+  return std::shared_ptr<const Scene>(
+      new Scene(load_xml_model("tabletop", scene_xml()).release(), physics));
 }
 
 Scene::Scene(mjModel* m, Physics physics) : model_(m), physics_(physics) {

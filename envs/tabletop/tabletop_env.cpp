@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/mujoco_errors.hpp>
 #include <dvla/envs/tabletop/task_rules.hpp>
 
 namespace dvla::envs::tabletop {

@@ -43,13 +43,15 @@ Expected<std::string> read_text(const fs::path& path) {
 }
 
 nlohmann::json to_json(const CheckpointState& s) {
-  return {{"version", s.version},
-          {"env_steps", s.env_steps},
-          {"samples_trained", s.samples_trained},
-          {"episodes", s.episodes},
-          {"eval_success", s.eval_success},
-          {"eval_mean_return", s.eval_mean_return},
-          {"rng_state", s.rng_state}};
+  nlohmann::json j = {{"version", s.version},
+                      {"env_steps", s.env_steps},
+                      {"samples_trained", s.samples_trained},
+                      {"episodes", s.episodes},
+                      {"eval_success", s.eval_success},
+                      {"eval_mean_return", s.eval_mean_return},
+                      {"rng_state", s.rng_state}};
+  if (!s.algorithm_state.empty()) j["algorithm"] = nlohmann::json::parse(s.algorithm_state);
+  return j;
 }
 
 Expected<CheckpointState> state_from(const fs::path& path) {
@@ -65,6 +67,7 @@ Expected<CheckpointState> state_from(const fs::path& path) {
     s.eval_success = j.at("eval_success").get<double>();
     s.eval_mean_return = j.at("eval_mean_return").get<double>();
     s.rng_state = j.at("rng_state").get<std::string>();
+    if (j.contains("algorithm")) s.algorithm_state = j.at("algorithm").dump();
     return s;
   } catch (const nlohmann::json::exception& e) {
     return Error("'" + path.string() + "' is not a checkpoint state: " + e.what());
@@ -148,7 +151,13 @@ Status save_checkpoint(const std::string& dir, const Config& config,
     optimizer = std::move(*bytes);
   }
   const std::string config_text = dump_config(config);
-  const std::string state_text = to_json(state).dump(2) + "\n";
+  std::string state_text;
+  try {
+    state_text = to_json(state).dump(2) + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    return Error("saving checkpoint '" + dir + "': the learner algorithm's state is not JSON: " +
+                 e.what());
+  }
   std::vector<CheckpointFile> files = {
       {"config.txt", config_text},
       {"weights", {reinterpret_cast<const char*>(weights.data()), weights.size()}}};

@@ -4,7 +4,8 @@
 //   config.txt      the run's settings
 //   weights         the policy's WeightUpdate frame
 //   optimizer.pt    the optimizer's state (LibTorch archive), when there is one
-//   state.json      version, counters, evaluation result, the learner's RNG state
+//   state.json      version, counters, evaluation result, the learner's RNG state, the learner
+//                   algorithm's running state (PPO's reward scale)
 //   manifest.json   each file above with its size and checksum, written last (storage/manifest)
 // Saving checks the free space first, flushes every file to the device and never leaves a half
 // directory behind (the temporary is removed on failure; the error names the file and the reason,
@@ -28,6 +29,9 @@ struct CheckpointState {
   double eval_success = -1;  // < 0: not evaluated
   double eval_mean_return = 0;
   std::string rng_state;  // the learner's generator, hex
+  // What the learner algorithm carries between batches (LearnerAlgorithm::checkpoint_state), a
+  // JSON object's text; empty: nothing (and checkpoints from before it existed).
+  std::string algorithm_state;
 };
 
 struct Checkpoint {

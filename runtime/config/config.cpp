@@ -1,6 +1,7 @@
 #include <dvla/runtime/config/config.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -64,7 +65,12 @@ std::vector<Setting> fields(Config& c) {
        "restart a failed trainer from the run's last checkpoint (within fault.max_restarts; the "
        "updates since it are lost, versions go on); false: its failure ends the run",
        &c.fault.restart_trainer},
-      {"env", "environment: cartpole | pendulum | synthetic | tabletop", &c.env.name},
+      {"env", "environment: cartpole | pendulum | inverted_pendulum | synthetic | tabletop",
+       &c.env.name},
+      {"env.clip_actions",
+       "clip continuous actions to the env's [low, high] before it steps (the learner keeps the "
+       "log-probability of the action as drawn); false: the env gets them unclipped",
+       &c.env.clip_actions},
   };
   for (const auto& env : envs::EnvRegistry::builtin().entries())
     if (env.settings)
@@ -154,6 +160,13 @@ std::vector<Setting> fields(Config& c) {
        enum_field(&c.model.policy)},
       {"model.hidden", "hidden layer widths of the MLP actor-critic, comma-separated",
        &c.model.hidden},
+      {"model.normalize_observations",
+       "mlp: normalise observations by the running mean and std of those trained on (the "
+       "statistics travel with the weights and checkpoints)",
+       &c.model.normalize_observations},
+      {"model.initial_log_std",
+       "mlp, continuous actions: log standard deviation of the first policy's Gaussian",
+       &c.model.initial_log_std},
       {"model.preset", "VLA size: tiny | small | base | large", enum_field(&c.model.preset)},
       {"model.torchscript", "TorchScript policy file (model.policy=torchscript)",
        &c.model.torchscript},
@@ -174,10 +187,22 @@ std::vector<Setting> fields(Config& c) {
        "what the schedule's points count: versions (policy updates) | samples (samples trained: "
        "alike per env step in sync and async mode)",
        enum_field(&c.ppo.learning_rate_schedule_unit)},
+      {"ppo.learning_rate_anneal",
+       "none | linear: the rate (after the schedule) falls linearly to 0 at max_env_steps, by "
+       "samples trained",
+       enum_field(&c.ppo.learning_rate_anneal)},
       {"ppo.gamma", "discount factor", &c.ppo.gamma},
       {"ppo.gae_lambda", "GAE lambda", &c.ppo.gae_lambda},
       {"ppo.clip", "clip range of the importance ratio", &c.ppo.clip},
       {"ppo.value_coef", "weight of the value loss", &c.ppo.value_coef},
+      {"ppo.value_clip",
+       "value-loss clipping: the larger of the plain loss and the loss of the new value kept "
+       "within this of the samples' values; 0: plain loss",
+       &c.ppo.value_clip},
+      {"ppo.reward_scale",
+       "none | return_std: rewards divided by the running std of the discounted return before "
+       "advantages (ppo; statistics kept in checkpoints)",
+       enum_field(&c.ppo.reward_scale)},
       {"ppo.entropy_coef", "weight of the entropy bonus", &c.ppo.entropy_coef},
       {"ppo.max_grad_norm", "gradient norm clip", &c.ppo.max_grad_norm},
       {"ppo.epochs", "passes over each batch", &c.ppo.epochs},
@@ -375,6 +400,9 @@ Status validate(const Config& c) {
   if (p.importance_weight_cap < 0) return fail("ppo.importance_weight_cap must not be negative");
   if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
   if (p.kl_coef < 0) return fail("ppo.kl_coef must not be negative");
+  if (!(p.value_clip >= 0)) return fail("ppo.value_clip must be 0 (off) or more");
+  if (!(std::abs(c.model.initial_log_std) <= 10))
+    return fail("model.initial_log_std must be a number in [-10, 10]");
   if ((*env)->validate)
     if (auto valid = (*env)->validate(c.env); !valid) return fail(valid.error().message());
   return Status::ok();

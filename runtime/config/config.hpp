@@ -98,6 +98,8 @@ struct GraphConfig {
 struct ModelConfig {
   PolicyKind policy = PolicyKind::automatic;
   std::vector<int64_t> hidden = {64, 64};  // mlp
+  bool normalize_observations = true;      // mlp: running mean/std of the observations
+  double initial_log_std = 0.0;            // mlp, continuous actions: of the first policy
   VlaPreset preset = VlaPreset::small;     // vla
   std::string torchscript;                 // torchscript: path of the module file
   std::string init;  // checkpoint directory (or weights file) the policy starts from; empty: seed

@@ -1,5 +1,6 @@
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -56,6 +57,13 @@ double LearningRateSchedule::at(uint64_t point) const {
   for (const auto& step : steps_)
     if (point >= step.from) rate = step.rate;
   return rate;
+}
+
+double annealed_rate(double rate, LearningRateAnneal anneal, uint64_t samples_trained,
+                     uint64_t max_env_steps) {
+  if (anneal == LearningRateAnneal::none || max_env_steps == 0) return rate;
+  const double done = static_cast<double>(samples_trained) / static_cast<double>(max_env_steps);
+  return rate * std::max(0.0, 1.0 - done);
 }
 
 }  // namespace dvla

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <dvla/core/expected.hpp>
+#include <dvla/runtime/config/ppo_config.hpp>
 
 namespace dvla {
 
@@ -28,5 +29,10 @@ class LearningRateSchedule {
   double initial_rate_ = 0;
   std::vector<Step> steps_;
 };
+
+// `rate` annealed as `anneal` says, `samples_trained` into a run of `max_env_steps`: linear goes
+// from rate at 0 to 0 at max_env_steps (and stays there, for a run resumed with more steps).
+double annealed_rate(double rate, LearningRateAnneal anneal, uint64_t samples_trained,
+                     uint64_t max_env_steps);
 
 }  // namespace dvla

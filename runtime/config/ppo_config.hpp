@@ -31,16 +31,42 @@ struct EnumNames<AdvantageValues> {
       {{AdvantageValues::behaviour, "behaviour"}, {AdvantageValues::learner, "learner"}}};
 };
 
+// How the learning rate falls over a run, on top of the schedule: not at all, or linearly to 0
+// at max_env_steps (by the samples trained, which track env steps in sync and async mode).
+enum class LearningRateAnneal { none, linear };
+
+template <>
+struct EnumNames<LearningRateAnneal> {
+  static constexpr std::array<std::pair<LearningRateAnneal, std::string_view>, 2> names{
+      {{LearningRateAnneal::none, "none"}, {LearningRateAnneal::linear, "linear"}}};
+};
+
+// What PPO's rewards are divided by before advantages are computed: nothing, or the running
+// standard deviation of the discounted return (Stable-Baselines3's VecNormalize): rewards of any
+// scale then give value targets of order 1.
+enum class RewardScale { none, return_std };
+
+template <>
+struct EnumNames<RewardScale> {
+  static constexpr std::array<std::pair<RewardScale, std::string_view>, 2> names{
+      {{RewardScale::none, "none"}, {RewardScale::return_std, "return_std"}}};
+};
+
 struct PpoConfig {
   double learning_rate = 1e-3;
   // From given points on, other rates: "POINT:RATE,..."
   // (runtime/config/learning_rate_schedule.hpp).
   std::string learning_rate_schedule;
   ScheduleUnit learning_rate_schedule_unit = ScheduleUnit::versions;
+  LearningRateAnneal learning_rate_anneal = LearningRateAnneal::none;
   double gamma = 0.99;
   double gae_lambda = 0.95;
   double clip = 0.2;  // clip range of the importance ratio in the surrogate
   double value_coef = 0.5;
+  // > 0: the value loss is the larger of the plain and the clipped one, the new value kept within
+  // this of the value the samples carry (PPO2's value clipping); 0: plain.
+  double value_clip = 0.0;
+  RewardScale reward_scale = RewardScale::return_std;
   double entropy_coef = 0.0;
   double max_grad_norm = 0.5;
   int epochs = 4;

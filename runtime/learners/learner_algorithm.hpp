@@ -48,6 +48,14 @@ class LearnerAlgorithm {
   // `policy` is the learner's current policy (e.g. to value truncated steps).
   virtual TrainingBatch make_batch(const std::vector<msg::TrajectorySegment>& segments,
                                    Policy& policy, uint64_t learner_version) = 0;
+  // What the algorithm carries from batch to batch (PPO: its reward scale) as JSON text, saved in
+  // checkpoints (state.json); empty: nothing.
+  virtual std::string checkpoint_state() const { return {}; }
+  // Continues from a checkpoint_state() text; the error says what is wrong with it.
+  virtual Status restore_state(const std::string& json) {
+    (void)json;
+    return Status::ok();
+  }
 };
 
 }  // namespace dvla

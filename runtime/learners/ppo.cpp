@@ -12,10 +12,23 @@
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 
 namespace dvla {
+namespace {
+
+// 0.5 (V - R)^2 averaged; with `sample_values` and clip > 0, PPO2's pessimistic clipped form.
+at::Tensor value_loss(const at::Tensor& values, const at::Tensor& returns,
+                      const at::Tensor& sample_values, double clip) {
+  const auto plain = (values - returns).pow(2);
+  if (!sample_values.defined() || clip <= 0) return 0.5 * plain.mean();
+  const auto clipped = sample_values + (values - sample_values).clamp(-clip, clip);
+  return 0.5 * at::max(plain, (clipped - returns).pow(2)).mean();
+}
+
+}  // namespace
 
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
                  const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
-                 const at::Tensor& reference_log_probs, const at::Tensor& proximal_log_probs) {
+                 const at::Tensor& reference_log_probs, const at::Tensor& proximal_log_probs,
+                 const at::Tensor& sample_values) {
   // The trust region is around the proximal policy (the behaviour policy when there is none).
   const auto& anchor = proximal_log_probs.defined() ? proximal_log_probs : behaviour_log_probs;
   const auto log_ratio = now.log_probs - anchor;
@@ -30,7 +43,7 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
   }
   PpoLoss l;
   l.policy = -surrogate.mean();
-  l.value = 0.5 * (now.values - returns).pow(2).mean();
+  l.value = value_loss(now.values, returns, sample_values, config.value_clip);
   l.entropy = now.entropy.mean();
   l.total = l.policy + config.value_coef * l.value - config.entropy_coef * l.entropy;
   if (reference_log_probs.defined() && config.kl_coef > 0) {
@@ -141,8 +154,9 @@ bool PpoLearner::step() {
   const auto reference =
       batch_.reference_log_probs.defined() ? rows(batch_.reference_log_probs) : at::Tensor();
   const auto proximal = proximal_log_probs_.defined() ? rows(proximal_log_probs_) : at::Tensor();
+  const auto sample_values = config_.value_clip > 0 ? rows(batch_.values) : at::Tensor();
   const auto loss = ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_,
-                             reference, proximal);
+                             reference, proximal, sample_values);
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
@@ -158,6 +172,7 @@ bool PpoLearner::step() {
   if (next_ + mb > n) {  // the epoch's last full minibatch is done
     next_ = 0;
     if (++epoch_ == config_.epochs) {
+      policy_.update_statistics(batch_.inputs.to(device));
       updating_ = false;
       batch_ = TrainingBatch{};  // release the observations
       proximal_log_probs_ = at::Tensor();

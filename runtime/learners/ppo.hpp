@@ -36,10 +36,12 @@ struct PpoLoss {
 // adds kl_coef * KL(now || reference), estimated per sample as exp(d) - d - 1 with
 // d = reference - now (unbiased, never negative). With `proximal_log_probs` the ratio is
 // now / proximal and each sample's surrogate is weighted by proximal / behaviour (decoupled PPO).
+// With `sample_values` (the values the samples carry) and config.value_clip > 0, the value loss is
+// max((V - R)^2, (V_clipped - R)^2) / 2, V_clipped kept within value_clip of the sample's value.
 PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_probs,
                  const at::Tensor& advantages, const at::Tensor& returns, const PpoConfig& config,
                  const at::Tensor& reference_log_probs = {},
-                 const at::Tensor& proximal_log_probs = {});
+                 const at::Tensor& proximal_log_probs = {}, const at::Tensor& sample_values = {});
 
 struct PpoStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include <dvla/runtime/policies/action_distribution.hpp>
+#include <dvla/runtime/policies/observation_normalizer.hpp>
 
 namespace dvla {
 namespace {
@@ -39,19 +40,33 @@ torch::nn::Sequential tower(int64_t in, const std::vector<int64_t>& hidden, int6
 
 }  // namespace
 
-ActorCritic::ActorCritic(const envs::EnvSpec& spec, const std::vector<int64_t>& hidden,
+ActorCritic::ActorCritic(const envs::EnvSpec& spec, const ActorCriticOptions& options,
                          uint64_t seed)
     : space_(spec.action) {
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   const int64_t in = spec.observation_size();
   const int64_t out = space_.is_discrete() ? space_.choices : space_.dim;
-  actor_ = register_module("actor", tower(in, hidden, out, 0.01, gen));
-  critic_ = register_module("critic", tower(in, hidden, 1, 1.0, gen));
-  if (!space_.is_discrete()) log_std_ = register_parameter("log_std", torch::zeros({space_.dim}));
+  actor_ = register_module("actor", tower(in, options.hidden, out, 0.01, gen));
+  critic_ = register_module("critic", tower(in, options.hidden, 1, 1.0, gen));
+  if (!space_.is_discrete())
+    log_std_ =
+        register_parameter("log_std", torch::full({space_.dim}, options.initial_log_std));
+  if (options.normalize_observations)
+    normalizer_ =
+        register_module("observation_normalizer", std::make_shared<ObservationNormalizer>(in));
+}
+
+torch::Tensor ActorCritic::features(const torch::Tensor& state) const {
+  const auto flat = state.flatten(1);
+  return normalizer_ ? normalizer_->forward(flat) : flat;
+}
+
+void ActorCritic::update_statistics(const PolicyInput& batch) {
+  if (normalizer_) normalizer_->update(batch.state.flatten(1));
 }
 
 ActionDistribution ActorCritic::distribution(const torch::Tensor& state) {
-  return ActionDistribution(space_, actor_->forward(state.flatten(1)), log_std_);
+  return ActionDistribution(space_, actor_->forward(features(state)), log_std_);
 }
 
 PolicyActions ActorCritic::act(const PolicyInput& input, bool deterministic,
@@ -68,7 +83,12 @@ PolicyEvaluation ActorCritic::evaluate(const PolicyInput& input, const torch::Te
 }
 
 torch::Tensor ActorCritic::value(const PolicyInput& input) {
-  return critic_->forward(input.state.flatten(1)).squeeze(-1);
+  return critic_->forward(features(input.state)).squeeze(-1);
+}
+
+std::shared_ptr<Policy> make_actor_critic(const envs::EnvSpec& spec,
+                                          const ActorCriticOptions& options, uint64_t seed) {
+  return std::make_shared<ActorCritic>(spec, options, seed);
 }
 
 std::shared_ptr<Policy> make_actor_critic(const envs::EnvSpec& spec,

@@ -45,6 +45,11 @@ class Policy : public torch::nn::Module {
   virtual PolicyEvaluation evaluate(const PolicyInput& input, const torch::Tensor& actions) = 0;
   // Critic estimates [N].
   virtual torch::Tensor value(const PolicyInput& input) = 0;
+  // Called by the learner once an update is done, with that batch's observations, before the new
+  // version is published: a policy that keeps running statistics of its inputs (ActorCritic's
+  // observation normalisation) updates them here, as parameters, so that every copy of the
+  // version acts with them. The batch was trained under the statistics it was gathered with.
+  virtual void update_statistics(const PolicyInput& batch) { (void)batch; }
 };
 
 }  // namespace dvla

@@ -26,7 +26,11 @@ Expected<std::shared_ptr<Policy>> build(const ModelConfig& model, const envs::En
     case PolicyKind::automatic:
       break;
   }
-  return make_actor_critic(spec, model.hidden, seed);
+  ActorCriticOptions options;
+  options.hidden = model.hidden;
+  options.normalize_observations = model.normalize_observations;
+  options.initial_log_std = model.initial_log_std;
+  return make_actor_critic(spec, options, seed);
 }
 
 }  // namespace

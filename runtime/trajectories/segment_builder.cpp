@@ -96,13 +96,15 @@ void SegmentBuilder::end_step(const envs::BatchOutput& outcome) {
 }
 
 msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
-                                         const float* bootstrap_values, bool last) {
+                                         const float* bootstrap_values, bool last,
+                                         uint32_t first_env) {
   if (empty() || step_open_)
     throw std::logic_error("cannot finish an empty or half-recorded segment");
   const std::vector<int64_t> per_step{steps_, envs_};
   msg::TrajectorySegment s;
   s.sampler_id = sampler_id;
   s.sequence = sequence;
+  s.first_env = first_env;
   s.last = last;
   s.observations = observations_.view(per_step);
   s.actions = {actions_.data(), {steps_, envs_, action_dim_}};

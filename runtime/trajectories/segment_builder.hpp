@@ -39,9 +39,10 @@ class SegmentBuilder {
   bool full() const { return steps_ == max_steps_; }
 
   // The recorded steps as a segment frame; `bootstrap_values` ([envs]) estimate the observation
-  // after the last step; `last` marks the sampler's final segment. Starts a new, empty segment.
+  // after the last step; `last` marks the sampler's final segment; `first_env` is the sampler's
+  // index of this builder's env 0. Starts a new, empty segment.
   msg::SegmentFrame finish(uint32_t sampler_id, uint64_t sequence, const float* bootstrap_values,
-                           bool last = false);
+                           bool last = false, uint32_t first_env = 0);
 
  private:
   int64_t envs_, max_steps_, action_dim_;

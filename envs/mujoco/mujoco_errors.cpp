@@ -1,10 +1,10 @@
-#include <dvla/envs/tabletop/mujoco_errors.hpp>
+#include <dvla/envs/mujoco/mujoco_errors.hpp>
 
 #include <mujoco/mujoco.h>
 
 #include <mutex>
 
-namespace dvla::envs::tabletop {
+namespace dvla::envs {
 namespace {
 
 thread_local MujocoWarnings warnings;
@@ -34,4 +34,4 @@ MujocoWarnings take_mujoco_warnings() {
   return out;
 }
 
-}  // namespace dvla::envs::tabletop
+}  // namespace dvla::envs

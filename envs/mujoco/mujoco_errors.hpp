@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace dvla::envs::tabletop {
+namespace dvla::envs {
 
 class MujocoError : public std::runtime_error {
  public:
@@ -22,4 +22,4 @@ struct MujocoWarnings {
 };
 MujocoWarnings take_mujoco_warnings();
 
-}  // namespace dvla::envs::tabletop
+}  // namespace dvla::envs
