@@ -5,8 +5,6 @@
 #include <torch/utils.h>
 #include <caf/all.hpp>
 
-#include <algorithm>
-
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/messages/metrics.hpp>
@@ -31,7 +29,6 @@ namespace {
 struct Admitted {
   msg::SegmentFrame frame;  // keeps the views below alive
   msg::TrajectorySegment segment;
-  int64_t samples = 0;  // what it adds to a batch (LearnerAlgorithm::samples)
 };
 
 // A checkpoint asked for during an update: saved once the update is complete, so that weights,
@@ -75,18 +72,6 @@ void release_acks(TrainerState& s) {
   for (auto& ack : s.held_acks) ack.deliver(s.version);
   s.held_acks.clear();
   if (s.lock_step) s.lock_step->release();
-}
-
-// Async: a sampler's credit comes back when a segment is trained on rather than when it arrives,
-// so that what waits for a learner slower than the samplers stays bounded (a batch and the
-// samplers' credits; releasing every held acknowledgement at each update let two segments in
-// for each one an update took). `consumed` segments left the buffer: as many held
-// acknowledgements go out, oldest first; all of them once the rest is short of a batch.
-void return_credits(TrainerState& s, size_t consumed) {
-  const bool short_of_batch = s.buffered_samples < s.setup.config.ppo.batch_size;
-  const size_t n = short_of_batch ? s.held_acks.size() : std::min(consumed, s.held_acks.size());
-  for (size_t i = 0; i < n; ++i) s.held_acks[i].deliver(s.version);
-  s.held_acks.erase(s.held_acks.begin(), s.held_acks.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 // Sends the current version to the distributor (and so to every replica) and announces it.
@@ -161,15 +146,6 @@ void deliver(TrainerState& s, PendingCheckpoint& p) {
     p.promise.deliver(make_error(errc::bad_setup, s.setup.name + ": " + dir.error().message()));
 }
 
-// How many of the oldest buffered segments make a batch of at least `batch_size` samples (all of
-// them when they hold fewer).
-size_t oldest_batch(const std::vector<Admitted>& buffer, int64_t batch_size) {
-  size_t n = 0;
-  for (int64_t samples = 0; n < buffer.size() && samples < batch_size; ++n)
-    samples += buffer[n].samples;
-  return n;
-}
-
 void schedule_training(trainer_actor::stateful_pointer<TrainerState> self) {
   auto& s = self->state;
   if (s.train_scheduled || s.learner->updating()) return;
@@ -186,18 +162,10 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   s.train_scheduled = false;
   if (s.learner->updating() || s.buffered_samples < s.setup.config.ppo.batch_size) return;
   ScopedWork work(s.setup.track.get(), "prepare_batch");
-  const auto& c = s.setup.config;
-  // Async: the oldest segments up to ppo.batch_size samples; those that came in meanwhile wait
-  // for the next update, so an update is the size of a sync one (taking all that waited made
-  // async updates up to twice as large: half as many per env step). Sync: the round, whole.
-  const size_t taken = s.lock_step ? s.buffer.size() : oldest_batch(s.buffer, c.ppo.batch_size);
   std::vector<msg::TrajectorySegment> segments;
-  segments.reserve(taken);
-  int64_t samples = 0;
-  for (size_t i = 0; i < taken; ++i) {
-    segments.push_back(s.buffer[i].segment);
-    samples += s.buffer[i].samples;
-  }
+  segments.reserve(s.buffer.size());
+  for (const auto& a : s.buffer) segments.push_back(a.segment);
+  const auto& c = s.setup.config;
   auto batch = s.setup.algorithm->make_batch(segments, *s.policy, s.version);
   // The KL term's reference: the starting policy's log-probabilities of the batch's actions.
   if (s.reference && batch.size() > 0) {
@@ -213,10 +181,9 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   s.learner->set_learning_rate(annealed_rate(scheduled, c.ppo.learning_rate_anneal,
                                              s.samples_trained, c.run.max_env_steps));
   s.learner->begin(std::move(batch));
-  segments.clear();  // views into the frames about to be released
-  s.buffer.erase(s.buffer.begin(), s.buffer.begin() + static_cast<std::ptrdiff_t>(taken));
-  s.buffered_samples -= samples;
-  if (!s.lock_step) return_credits(s, taken);  // lock-step: once the weights are distributed
+  s.buffer.clear();
+  s.buffered_samples = 0;
+  if (!s.lock_step) release_acks(s);  // lock-step: once the new weights are distributed
   self->send(self, step_atom::value);
 }
 
@@ -249,7 +216,7 @@ void admit(TrainerState& s, const msg::SegmentFrame& frame, msg::TrajectorySegme
   if (samples == 0) return;
   if (!s.staleness->admit(s.version, segment.oldest_version(), static_cast<uint64_t>(samples)))
     return;
-  s.buffer.push_back({frame, std::move(segment), samples});
+  s.buffer.push_back({frame, std::move(segment)});
   s.buffered_samples += samples;
   if (s.setup.track) s.setup.track->queue_depth(static_cast<int64_t>(s.buffer.size()));
 }
@@ -278,11 +245,10 @@ caf::result<uint64_t> on_segment(trainer_actor::stateful_pointer<TrainerState> s
     return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
   const auto sampler = segment->sampler_id;
   const bool last = segment->last;
-  // Async: once a complete batch waits, acknowledgements (the samplers' credits) wait for the
-  // next update to start, so samplers cannot run ahead of the learner and what waits is bounded
-  // (a batch and the samplers' credits). Acknowledging between updates as well let the buffer,
-  // and the age of what it trains on, grow whenever updates take fewer samples than arrive.
-  const bool hold = s.lock_step || s.buffered_samples >= s.setup.config.ppo.batch_size;
+  // Async: with the next batch complete and an update running, the acknowledgement (the
+  // sampler's credit) waits for that update, so samplers cannot run ahead of the learner.
+  const bool hold =
+      s.lock_step || (s.learner->updating() && s.buffered_samples >= s.setup.config.ppo.batch_size);
   admit(s, frame, std::move(*segment));
   if (!hold) {
     schedule_training(self);
@@ -293,8 +259,6 @@ caf::result<uint64_t> on_segment(trainer_actor::stateful_pointer<TrainerState> s
   if (s.lock_step) {
     s.lock_step->waiting(sampler, last);
     end_round_if_complete(self);
-  } else {
-    schedule_training(self);
   }
   return ack;
 }
