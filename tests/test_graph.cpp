@@ -4,7 +4,6 @@
 #include "doctest_with_torch.hpp"
 
 #include <torch/cuda.h>
-#include <caf/all.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -15,36 +14,16 @@
 #include <thread>
 
 #include <dvla/actors/graph/training.hpp>
-#include <dvla/actors/graph/user_actors.hpp>
 #include <dvla/envs/env_config.hpp>
-#include <dvla/messages/metrics.hpp>
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
+#include "best_evaluation.hpp"
 
 using namespace dvla;
-
-namespace {
-
-// An observer of a run's evaluations: keeps the best mean return.
-void observe_best_evaluation(Graph& graph, std::shared_ptr<std::atomic<double>> best) {
-  add_observer(graph, "evaluations", [best](caf::actor_system& system) {
-    return system.spawn(
-        [best](actors::observer_actor::pointer) -> actors::observer_actor::behavior_type {
-          return {[](const msg::VersionFrame&) {},
-                  [best](const msg::MetricsFrame& frame) {
-                    auto m = msg::read(frame);
-                    const auto* e = m ? std::get_if<msg::EvaluationReport>(&m->report) : nullptr;
-                    if (e && e->mean_return > best->load()) best->store(e->mean_return);
-                  }};
-        });
-  });
-}
-
-}  // namespace
 
 TEST_CASE("the actor graph learns CartPole to a mean return of at least 195") {
   Config config;
