@@ -376,11 +376,59 @@ TEST_CASE("stop.eval_return ends the run at the first evaluation that reaches it
   auto result = train(config, default_graph_parts(config), seen);
   REQUIRE_MESSAGE(result, result.error().message());
   CHECK(result->stopped_by == "stop.eval_return");
-  const auto& last = result->status.last_evaluation;
-  CHECK(last.mean_return >= 150);
-  CHECK(result->status.env_steps < 1'000'000);  // CartPole gets there in a few ten thousand
+  const auto& s = result->status;
+  const auto& first = s.first_at_target;
+  CHECK(first.mean_return >= 150);
+  CHECK(first.episodes == 2);
+  CHECK(first.version <= s.last_evaluation.version);
+  CHECK(first.env_steps > 0);
+  CHECK(first.env_steps <= s.env_steps);
+  CHECK(first.wall_seconds > 0);
+  CHECK(first.wall_seconds <= s.wall_seconds);
+  CHECK(s.env_steps < 1'000'000);  // CartPole gets there in a few ten thousand
   for (const auto& [version, mean_return] : evaluations)
-    if (version < last.version) CHECK(mean_return < 150);  // none before it did
+    if (version < first.version) CHECK(mean_return < 150);  // none before it did
+}
+
+// The versions of a run's evaluations, in the order their reports arrive.
+void observe_evaluated_versions(Graph& graph, std::shared_ptr<std::vector<uint64_t>> versions) {
+  using observer = actors::observer_actor;
+  add_observer(graph, "evaluated versions", [versions](caf::actor_system& system) {
+    return system.spawn([versions](observer::pointer) -> observer::behavior_type {
+      return {[](const msg::VersionFrame&) {},
+              [versions](const msg::MetricsFrame& frame) {
+                auto m = msg::read(frame);
+                const auto* e = m ? std::get_if<msg::EvaluationReport>(&m->report) : nullptr;
+                if (e) versions->push_back(e->version);
+              }};
+    });
+  });
+}
+
+TEST_CASE("eval.backlog: versions due while evaluations run wait their turn, in order") {
+  Config config;
+  config.run.mode = RunMode::sync;
+  config.run.max_env_steps = 6 * 1024;  // 6 versions (batches of 1024)
+  config.run.eval_every = 1;
+  // Each evaluation takes several times an update: without a backlog most versions are skipped.
+  config.run.eval_episodes = 200;
+  config.run.eval_backlog = 100;
+  const auto parts = default_graph_parts(config);
+  auto graph = graph_of(config, parts);
+  auto versions = std::make_shared<std::vector<uint64_t>>();
+  observe_evaluated_versions(graph, versions);
+  auto result = train(config, graph);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& s = result->status;
+  MESSAGE(versions->size(), " evaluations of ", s.version, " versions");
+  // Versions 1 to 5 were published before the samplers finished; the run waited for each one's
+  // evaluation, in order (the weights taken when a version fell due are the trainer's latest).
+  CHECK(s.evaluations == versions->size());
+  CHECK(versions->size() >= 5);
+  CHECK(std::is_sorted(versions->begin(), versions->end()));
+  CHECK(versions->front() >= 1);
+  CHECK(versions->back() <= s.version);
+  CHECK(s.last_evaluation.version == versions->back());
 }
 
 TEST_CASE("resuming from a checkpoint of another policy is refused by name") {

@@ -1,24 +1,18 @@
 // The Swimlane pipeline against its lock-step baseline: traces have a track per lane and actor,
 // sync mode really serialises sampling and training while async overlaps them, queues stay within
-// their bounds under a slow trainer, and async learns CartPole as well as sync on one budget.
+// their bounds under a slow trainer, and async reaches a CartPole target within a bound of sync's
+// env steps.
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
 
-#include <caf/all.hpp>
-
 #include <dvla/actors/graph/training.hpp>
-#include <dvla/actors/graph/user_actors.hpp>
-#include <dvla/messages/metrics.hpp>
-#include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 
 using namespace dvla;
@@ -202,49 +196,48 @@ TEST_CASE("inference and training compute with the LibTorch threads set for thei
 
 namespace {
 
-// An observer of a run's evaluations: keeps the best mean return.
-actors::observer_actor::behavior_type best_evaluation(actors::observer_actor::pointer,
-                                                      std::shared_ptr<std::atomic<double>> best) {
-  return {[](const msg::VersionFrame&) {},
-          [best](const msg::MetricsFrame& frame) {
-            auto m = msg::read(frame);
-            const auto* e = m ? std::get_if<msg::EvaluationReport>(&m->report) : nullptr;
-            if (e && e->mean_return > best->load()) best->store(e->mean_return);
-          }};
+// Env steps until an evaluation (of every version, 10 episodes) first reaches a mean return of
+// 400 on CartPole from `seed`, as dvla-bench efficiency measures them; the budget when none does.
+uint64_t steps_to_400(RunMode mode, uint64_t seed) {
+  Config c;
+  c.run.mode = mode;
+  c.run.seed = seed;
+  c.run.max_env_steps = 300'000;
+  c.run.eval_every = 1;
+  c.run.eval_episodes = 10;
+  c.run.eval_backlog = 100'000;
+  c.run.stop_eval_return = 400;
+  auto result = train(c, default_graph_parts(c));
+  REQUIRE_MESSAGE(result, result.error().message());
+  const auto& first = result->status.first_at_target;
+  return first.episodes > 0 ? first.env_steps : c.run.max_env_steps;
+}
+
+double median(std::vector<uint64_t> xs) {
+  std::sort(xs.begin(), xs.end());
+  const size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2.0;
 }
 
 }  // namespace
 
-TEST_CASE("async learns CartPole as well as sync with the same seeds and env-step budget") {
-  // Learned: the best of the evaluations a run makes (every 25 versions, and of its final
-  // weights). PPO's curve on CartPole can dip late, sync or async (a sync run's final weights
-  // were measured at 289 and 399 where most reach 500): the final evaluation alone decides by
-  // where the run stops in a dip, not by whether it learned.
-  auto learned = [](RunMode mode) {
-    Config c;
-    c.run.mode = mode;
-    c.run.seed = 7;
-    c.run.max_env_steps = 500'000;  // the default job's budget
-    c.run.eval_every = 25;
-    const auto parts = default_graph_parts(c);
-    auto graph = graph_of(c, parts);
-    auto best = std::make_shared<std::atomic<double>>(0.0);
-    add_observer(graph, "evaluations",
-                 [best](caf::actor_system& system) { return system.spawn(best_evaluation, best); });
-    auto result = train(c, graph);
-    REQUIRE_MESSAGE(result, result.error().message());
-    CHECK(result->status.evaluations >= 5);
-    auto eval = evaluate_weights(parts, c, result->weights);
-    REQUIRE(eval);
-    MESSAGE(to_text(mode), ": best evaluation ", best->load(), ", final ", eval->mean_return,
-            " after ", result->status.env_steps, " env steps, version ", result->status.version);
-    return std::max(best->load(), eval->mean_return);
-  };
-  const double sync = learned(RunMode::sync);
-  const double async = learned(RunMode::async);
-  CHECK(sync >= 450.0);
-  CHECK(async >= 450.0);
-  CHECK(std::abs(async - sync) <= 50.0);
+TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (median of 16 seeds)") {
+  // Async trains each batch one version late; on CartPole, whose return grows about twofold per
+  // update, that costs about 1.5x the updates (100 seeds: 1.57x the env steps, median of
+  // per-seed ratios). Before segments started on a credit it was 2.9x. Over 16 seeds the ratio
+  // of the medians stayed below 2.4 in 99.9% of resamples of those 100 seeds; runs are not
+  // reproducible (the lanes' timing decides which version acts), so 16 seeds, not one.
+  std::vector<uint64_t> sync, async;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    sync.push_back(steps_to_400(RunMode::sync, seed));
+    async.push_back(steps_to_400(RunMode::async, seed));
+  }
+  const double ratio = median(async) / median(sync);
+  MESSAGE("env steps to 400, median of 16 seeds: sync ", median(sync), ", async ", median(async),
+          ", ratio ", ratio);
+  CHECK(median(sync) < 300'000);
+  CHECK(median(async) < 300'000);
+  CHECK(ratio <= 2.5);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {

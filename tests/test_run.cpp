@@ -8,6 +8,7 @@
 
 #include <dvla/runtime/cluster/cluster_tally.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/run/evaluation_target.hpp>
 #include <dvla/runtime/run/snapshot_schedule.hpp>
 #include <dvla/runtime/run/status_tally.hpp>
 #include <dvla/runtime/run/step_budgets.hpp>
@@ -67,10 +68,11 @@ TEST_CASE("versions, updates and evaluations; a resumed run goes on from its cou
   tally.add(update);
   CHECK(tally.status().learner.samples == 3000);
   CHECK(tally.status().policy_lag_samples == std::vector<uint64_t>{0, 2000, 4000});
-  tally.add(msg::EvaluationReport{12, 20, 0.75, 3.5, 40, {{"lift", 0.75}}}, 5100);
+  tally.add(msg::EvaluationReport{12, 20, 0.75, 3.5, 40, {{"lift", 0.75}}}, 5100, 2.5);
   CHECK(tally.status().evaluations == 1);
   CHECK(tally.status().last_evaluation.version == 12);
   CHECK(tally.status().last_evaluation.env_steps == 5100);
+  CHECK(tally.status().last_evaluation.wall_seconds == 2.5);
   CHECK(tally.status().last_evaluation.success_per_family.at("lift") == 0.75);
   tally.add_rejection();
   CHECK(tally.status().rejected_messages == 1);
@@ -85,7 +87,7 @@ TEST_CASE(
   SnapshotSchedule schedule(run, 0, /*can_evaluate=*/true);
   CHECK_FALSE(schedule.on_version(3, false).evaluation);
   CHECK(schedule.on_version(4, false).evaluation);
-  CHECK_FALSE(schedule.on_version(8, true).evaluation);  // one still runs: this one waits
+  CHECK_FALSE(schedule.on_version(8, true).evaluation);  // none can be taken: this one waits
   CHECK(schedule.on_version(9, false).evaluation);       // the first version after it ends
   const auto both = schedule.on_version(13, false);      // due together: the checkpoint's
   CHECK(both.checkpoint);                                // weights are evaluated
@@ -101,6 +103,24 @@ TEST_CASE(
     CHECK_FALSE(due.checkpoint);
     CHECK_FALSE(due.evaluation);
   }
+}
+
+TEST_CASE("an evaluation reaches stop.eval_success or stop.eval_return; a target of 0 never") {
+  RunConfig run;
+  msg::EvaluationReport e{7, 10, 0.5, 120.0, 120.0, {}};
+  CHECK(reached_target(e, run).empty());
+  run.stop_eval_return = 120;
+  CHECK(reached_target(e, run) == "stop.eval_return");
+  run.stop_eval_success = 0.6;
+  CHECK(reached_target(e, run) == "stop.eval_return");
+  e.success_rate = 0.6;
+  CHECK(reached_target(e, run) == "stop.eval_success");
+  e.mean_return = 119.9;
+  run.stop_eval_success = 0;
+  CHECK(reached_target(e, run).empty());
+  e.episodes = 0;  // no evaluation yet
+  e.mean_return = 500;
+  CHECK(reached_target(e, run).empty());
 }
 
 TEST_CASE("the env-step budget is split in batched steps, as evenly as the samplers' sizes allow") {

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <utility>
@@ -26,6 +27,7 @@
 #include <dvla/messages/version_announcement.hpp>
 #include <dvla/runtime/cluster/cluster_tally.hpp>
 #include <dvla/runtime/config/cluster_address.hpp>
+#include <dvla/runtime/run/evaluation_target.hpp>
 #include <dvla/runtime/run/snapshot_schedule.hpp>
 #include <dvla/runtime/run/status_tally.hpp>
 
@@ -36,6 +38,14 @@ namespace {
 struct EvaluationCommand {
   caf::typed_response_promise<uint64_t> promise;
   uint64_t id = 0;
+};
+
+// Weights taken for an evaluation, and the run's env steps and seconds when they were taken.
+struct TakenWeights {
+  msg::WeightsFrame weights;
+  std::string dir;  // the checkpoint they are; empty: none
+  uint64_t env_steps = 0;
+  double wall_seconds = 0;
 };
 
 struct SupervisorState {
@@ -51,7 +61,10 @@ struct SupervisorState {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool evaluating = false;                             // one evaluation at a time
   std::vector<EvaluationCommand> evaluation_commands;  // waiting for the latest weights' turn
+  std::deque<TakenWeights> evaluation_backlog;  // due while one ran, in order (eval.backlog)
+  int backlog_fetching = 0;                     // weights on their way into the backlog
   size_t samplers_finished = 0;
+  bool samplers_done = false;  // every sampler has finished; the run ends once evaluations allow
   bool stopping = false;
   // Requests the lost trainer did not answer, asked again once it is restarted.
   std::vector<std::function<void()>> awaiting_trainer;
@@ -66,10 +79,18 @@ struct SupervisorState {
 
 using self_ptr = supervisor_actor::stateful_pointer<SupervisorState>;
 
-void evaluate_for_commands(self_ptr self);  // an evaluation's end starts the next one asked for
+void next_evaluation(self_ptr self);  // an evaluation's end starts the next one waiting
 void finish_if_budget_spent(self_ptr self);
 
 RunStatus& status(self_ptr self) { return self->state.tally->status(); }
+
+double run_seconds(const SupervisorState& s) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
+}
+
+TakenWeights taken_now(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir) {
+  return {weights, dir, status(self).env_steps, run_seconds(self->state)};
+}
 
 // Monitored, to report how a child ended; linked, so that children end with the supervisor.
 void watch(self_ptr self, const std::string& name, const caf::actor& child) {
@@ -224,8 +245,8 @@ void relay_weights(self_ptr self, caf::typed_response_promise<msg::WeightsFrame>
 
 // The evaluator's answer: into the status (and, when the weights are a checkpoint's, `dir`, into
 // that checkpoint) and on to the observers; an error when it is not an evaluation report.
-caf::error take_evaluation(self_ptr self, const msg::MetricsFrame& frame, const std::string& dir,
-                           uint64_t env_steps) {
+caf::error take_evaluation(self_ptr self, const msg::MetricsFrame& frame,
+                           const TakenWeights& taken) {
   auto& s = self->state;
   auto m = msg::read(frame);
   const auto* report = m ? std::get_if<msg::EvaluationReport>(&m->report) : nullptr;
@@ -233,34 +254,35 @@ caf::error take_evaluation(self_ptr self, const msg::MetricsFrame& frame, const 
     return refuse(
         caf::actor_cast<caf::actor>(self), "supervisor", errc::malformed_message,
         m ? "the evaluator answered with a report that is not an evaluation" : m.error().message());
-  s.tally->add(*report, env_steps);
+  s.tally->add(*report, taken.env_steps, taken.wall_seconds);
+  auto& run = status(self);
+  if (run.first_at_target.episodes == 0 && !reached_target(*report, s.config.run).empty())
+    run.first_at_target = run.last_evaluation;
   to_observers(self, frame);
-  if (!dir.empty())
-    self->send<caf::message_priority::high>(s.graph.trainer, evaluated_atom::value, dir,
+  if (!taken.dir.empty())
+    self->send<caf::message_priority::high>(s.graph.trainer, evaluated_atom::value, taken.dir,
                                             report->success_rate, report->mean_return);
   return {};
 }
 
-// Evaluates `weights` on the evaluator (the caller has set `evaluating`); then `commands` are
-// answered and those waiting meanwhile get their evaluation.
-void evaluate(self_ptr self, const msg::WeightsFrame& weights, const std::string& dir,
-              std::vector<EvaluationCommand> commands = {}) {
-  const uint64_t env_steps = status(self).env_steps;  // when the weights were taken
+// Evaluates `taken` on the evaluator (the caller has set `evaluating`); then `commands` are
+// answered and the next evaluation waiting starts.
+void evaluate(self_ptr self, TakenWeights taken, std::vector<EvaluationCommand> commands = {}) {
   // No timeout: an evaluation takes as long as its episodes; the evaluator is watched, so its
   // failure still ends the run with its reason, or it is restarted and evaluates again.
   const auto evaluator = self->state.graph.evaluator;
-  self->request(evaluator, caf::infinite, weights)
+  self->request(evaluator, caf::infinite, taken.weights)
       .then(
-          [self, dir, env_steps, commands](const msg::MetricsFrame& frame) mutable {
+          [self, taken, commands](const msg::MetricsFrame& frame) mutable {
             self->state.evaluating = false;
-            answer(commands, take_evaluation(self, frame, dir, env_steps));
-            evaluate_for_commands(self);
+            answer(commands, take_evaluation(self, frame, taken));
+            next_evaluation(self);
           },
-          [self, weights, dir, commands, evaluator](caf::error& e) mutable {
+          [self, taken, commands, evaluator](caf::error& e) mutable {
             if (self->state.stopping) return answer(commands, e);
             if (actor_gone(e) && restart_or_fail(self, evaluator.address(), "evaluator",
                                                  naming("evaluator", describe(e))))
-              return evaluate(self, weights, dir, std::move(commands));
+              return evaluate(self, std::move(taken), std::move(commands));
             answer(commands, e);
             fail(self, "evaluation failed: " + describe(e));
           });
@@ -273,42 +295,114 @@ void evaluate_latest(self_ptr self, std::vector<EvaluationCommand> commands = {}
   const auto asked = s.graph.trainer;
   self->request<caf::message_priority::high>(
           asked, timeout_of(s.config.run.message_timeout_s), weights_atom::value)
-      .then([self,
-             commands](const msg::WeightsFrame& weights) { evaluate(self, weights, {}, commands); },
-            [self, commands, asked](caf::error& e) mutable {
-              auto again = [self, commands] { evaluate_latest(self, commands); };
-              if (retry_with_restarted_trainer(self, asked, e, again)) return;
-              answer(commands, e);
-              fail(self, "fetching weights to evaluate failed: " + describe(e));
-            });
+      .then(
+          [self, commands](const msg::WeightsFrame& weights) {
+            evaluate(self, taken_now(self, weights, {}), commands);
+          },
+          [self, commands, asked](caf::error& e) mutable {
+            auto again = [self, commands] { evaluate_latest(self, commands); };
+            if (retry_with_restarted_trainer(self, asked, e, again)) return;
+            answer(commands, e);
+            fail(self, "fetching weights to evaluate failed: " + describe(e));
+          });
 }
 
-// The evaluation commands waiting get one evaluation of the latest weights, unless one runs:
-// then they wait for its end.
-void evaluate_for_commands(self_ptr self) {
+// Evaluates `taken` now, or after those waiting when one runs.
+void evaluate_in_turn(self_ptr self, TakenWeights taken) {
   auto& s = self->state;
-  if (s.evaluating || s.evaluation_commands.empty() || s.stopping) return;
-  evaluate_latest(self, std::exchange(s.evaluation_commands, {}));
+  if (s.stopping) return;
+  if (s.evaluating) {
+    s.evaluation_backlog.push_back(std::move(taken));
+    return;
+  }
+  s.evaluating = true;
+  evaluate(self, std::move(taken));
 }
 
-// A checkpoint and an evaluation as the schedule has them fall due for `version`.
+// The backlog's way in: the trainer's latest weights, taken now, wait their turn.
+void queue_latest(self_ptr self) {
+  auto& s = self->state;
+  ++s.backlog_fetching;
+  const auto asked = s.graph.trainer;
+  self->request<caf::message_priority::high>(
+          asked, timeout_of(s.config.run.message_timeout_s), weights_atom::value)
+      .then(
+          [self](const msg::WeightsFrame& weights) {
+            --self->state.backlog_fetching;
+            evaluate_in_turn(self, taken_now(self, weights, {}));
+          },
+          [self, asked](caf::error& e) {
+            --self->state.backlog_fetching;
+            if (retry_with_restarted_trainer(self, asked, e, [self] { queue_latest(self); }))
+              return;
+            fail(self, "fetching weights to evaluate failed: " + describe(e));
+          });
+}
+
+// Every sampler has finished: so has the run, once the versions waiting for evaluation are
+// evaluated (with eval.backlog every version due is; otherwise an evaluation running is not
+// waited for).
+void finish_when_evaluated(self_ptr self) {
+  auto& s = self->state;
+  if (!s.samplers_done) return;
+  const bool waiting = s.evaluating || !s.evaluation_backlog.empty() || s.backlog_fetching > 0;
+  if (s.config.run.eval_backlog > 0 && waiting) return;
+  status(self).finished = true;
+}
+
+// Once an evaluation ends: the backlog's oldest, else one evaluation of the latest weights for
+// the commands waiting.
+void next_evaluation(self_ptr self) {
+  auto& s = self->state;
+  if (s.evaluating || s.stopping) return;
+  if (s.evaluation_backlog.empty() && s.evaluation_commands.empty()) {
+    finish_when_evaluated(self);
+    return;
+  }
+  if (s.evaluation_backlog.empty()) {
+    evaluate_latest(self, std::exchange(s.evaluation_commands, {}));
+    return;
+  }
+  auto taken = std::move(s.evaluation_backlog.front());
+  s.evaluation_backlog.pop_front();
+  s.evaluating = true;
+  evaluate(self, std::move(taken));
+}
+
+// The latest weights evaluated now (`queued` false: the caller has set `evaluating`) or in turn.
+void evaluate_latest_or_queue(self_ptr self, bool queued) {
+  if (queued)
+    queue_latest(self);
+  else
+    evaluate_latest(self);
+}
+
+// A checkpoint and an evaluation as the schedule has them fall due for `version`. An evaluation
+// due while one runs waits its turn while the backlog (eval.backlog) has room.
 void snapshot_if_due(self_ptr self, uint64_t version) {
   auto& s = self->state;
-  const auto due = s.schedule->on_version(version, s.evaluating);
-  if (due.evaluation) s.evaluating = true;
+  const bool queued = s.evaluating;
+  const auto waiting = s.evaluation_backlog.size() + static_cast<size_t>(s.backlog_fetching);
+  const bool full = waiting >= static_cast<size_t>(s.config.run.eval_backlog);
+  const auto due = s.schedule->on_version(version, queued && full);
+  if (due.evaluation && !queued) s.evaluating = true;
   if (due.checkpoint) {
     request_checkpoint(
         self,
-        [self, evaluation = due.evaluation](const std::string& dir,
-                                            const msg::WeightsFrame& weights) {
-          if (evaluation) evaluate(self, weights, dir);
+        [self, evaluation = due.evaluation, queued](const std::string& dir,
+                                                    const msg::WeightsFrame& weights) {
+          if (!evaluation) return;
+          if (queued)
+            evaluate_in_turn(self, taken_now(self, weights, dir));
+          else
+            evaluate(self, taken_now(self, weights, dir));
         },
         // The run goes on (the next save tries again); the evaluation due takes the latest weights.
-        [self, evaluation = due.evaluation](caf::error&) {
-          if (evaluation) evaluate_latest(self);
+        [self, evaluation = due.evaluation, queued](caf::error&) {
+          if (evaluation) evaluate_latest_or_queue(self, queued);
         });
   } else if (due.evaluation) {
-    evaluate_latest(self);
+    evaluate_latest_or_queue(self, queued);
   }
 }
 
@@ -335,7 +429,7 @@ caf::result<uint64_t> on_command(self_ptr self, const msg::ControlFrame& frame) 
   auto promise = self->make_response_promise<uint64_t>();
   if (kind == msg::Command::evaluate) {
     s.evaluation_commands.push_back({promise, id});
-    evaluate_for_commands(self);
+    next_evaluation(self);
   } else if (kind == msg::Command::checkpoint) {
     request_checkpoint(
         self,
@@ -606,7 +700,9 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
       [self](const msg::VersionFrame& f) { on_version(self, f); },
       [self](finished_atom, uint32_t) {
         auto& s = self->state;
-        if (++s.samplers_finished == s.graph.samplers.size()) status(self).finished = true;
+        if (++s.samplers_finished < s.graph.samplers.size()) return;
+        s.samplers_done = true;
+        finish_when_evaluated(self);
       },
       [self](const ControlSummary& c) { status(self).control = c; },
       [self](status_atom) { return current_status(self->state); },

@@ -23,6 +23,7 @@
 #include <dvla/gpu/memory_pools.hpp>
 #include <dvla/messages/control_command.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
+#include <dvla/runtime/run/evaluation_target.hpp>
 #include <dvla/runtime/run/progress_watchdog.hpp>
 
 namespace dvla {
@@ -59,20 +60,13 @@ Expected<std::pair<std::string, msg::WeightsFrame>> final_checkpoint(
   return std::make_pair(std::move(dir), std::move(weights));
 }
 
-// Why a run that is still collecting should end now; empty: it goes on. The targets are checked
-// on the latest evaluation at each poll (evaluations take far longer than a poll interval).
+// Why a run that is still collecting should end now; empty: it goes on. The targets: the first
+// evaluation that reached one (the supervisor keeps it, however many evaluations follow it).
 std::string early_end(const RunStatus& status, const Config& config, const RunRequests* requests) {
   if (requests && requests->stop_requested()) return "stop request";
   if (config.run.max_seconds > 0 && status.wall_seconds >= config.run.max_seconds)
     return "max_seconds";
-  const auto& eval = status.last_evaluation;
-  if (eval.episodes > 0 && config.run.stop_eval_success > 0 &&
-      eval.success_rate >= config.run.stop_eval_success)
-    return "stop.eval_success";
-  if (eval.episodes > 0 && config.run.stop_eval_return > 0 &&
-      eval.mean_return >= config.run.stop_eval_return)
-    return "stop.eval_return";
-  return {};
+  return reached_target(status.first_at_target, config.run);
 }
 
 // Passes the evaluations `requests` asked for since `sent` to the supervisor as control commands.

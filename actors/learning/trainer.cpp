@@ -208,6 +208,8 @@ void gradient_step(trainer_actor::stateful_pointer<TrainerState> self) {
   for (auto& p : s.pending_checkpoints) deliver(s, p);
   s.pending_checkpoints.clear();
   schedule_training(self);
+  // Async: segments held during the update go on now unless the next update takes them.
+  if (!s.lock_step && !s.train_scheduled) release_acks(s);
 }
 
 // Buffers a valid segment unless it carries no signal (GRPO) or is too stale.
@@ -245,10 +247,11 @@ caf::result<uint64_t> on_segment(trainer_actor::stateful_pointer<TrainerState> s
     return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message, mismatch);
   const auto sampler = segment->sampler_id;
   const bool last = segment->last;
-  // Async: with the next batch complete and an update running, the acknowledgement (the
-  // sampler's credit) waits for that update, so samplers cannot run ahead of the learner.
-  const bool hold =
-      s.lock_step || (s.learner->updating() && s.buffered_samples >= s.setup.config.ppo.batch_size);
+  // Async: a segment that arrives while an update runs (or is about to) keeps its sampler's
+  // credit until the update ends. Samplers start segments only with a credit, so they collect at
+  // most their credits' worth during an update, then wait at segment starts and go on with the
+  // new weights: data is one version old, not two, and a slow learner slows the samplers.
+  const bool hold = s.lock_step || s.learner->updating() || s.train_scheduled;
   admit(s, frame, std::move(*segment));
   if (!hold) {
     schedule_training(self);

@@ -30,6 +30,8 @@ class SamplerShell {
   // Steps b's envs with `answer`, counting the env steps and the episodes that end.
   virtual void step(EnvBuffer& b, const msg::ActionBatch& answer) = 0;
   virtual bool budget_spent() const = 0;
+  // Sets a credit aside for b's next segment if one is free (b holds none): whether b holds one.
+  virtual bool reserve_credit(EnvBuffer& b) = 0;
   // Draining: the budget is spent, no buffer steps again.
   virtual bool draining() const = 0;
   virtual void drain() = 0;
@@ -53,8 +55,9 @@ class Collection {
   // Whether b asks inference for actions (again): a draining buffer may still need an answer to
   // close its segment.
   virtual bool wants_actions(const EnvBuffer& b, bool draining) const = 0;
-  // Whether the answer to b's next request ships a segment (a credit is set aside for it first).
-  virtual bool next_answer_ships(const EnvBuffer& b, bool draining) const = 0;
+  // Whether b's next request needs a credit set aside, held until b's segment ships: where the
+  // answer starts a segment (or round) or closes one. A buffer waits for a free credit there.
+  virtual bool needs_credit(const EnvBuffer& b, bool draining) const = 0;
   // Whether a request may go out while `unacknowledged` segments are with the trainer.
   virtual bool may_request(int unacknowledged) const { return true; }
   // Uses an answer for b's current observations; the shell then asks for b's next actions.

@@ -13,8 +13,15 @@ bool ContinuousCollection::wants_actions(const EnvBuffer& b, bool draining) cons
   return !draining || !b.segment->empty();
 }
 
-// The answer after a full (or, draining, the final) segment's last step closes it.
-bool ContinuousCollection::next_answer_ships(const EnvBuffer& b, bool draining) const {
+// A segment starts with a credit: a buffer never collects what the trainer has no room for yet,
+// so a trainer that holds its acknowledgements (an update running) stops the samplers at segment
+// starts, and they go on with the new weights, not with steps taken under the old ones.
+bool ContinuousCollection::needs_credit(const EnvBuffer& b, bool draining) const {
+  return b.segment->empty() || b.segment->full() || draining;
+}
+
+// Lock-step: the answer after a full (or, draining, the final) segment's last step closes it.
+bool LockStepCollection::needs_credit(const EnvBuffer& b, bool draining) const {
   return b.segment->full() || draining;
 }
 
@@ -30,7 +37,11 @@ void ContinuousCollection::on_answer(EnvBuffer& b, const msg::ActionBatch& answe
   // aside: the shell gets one, then asks again.
   if (closes && !b.holds_credit) return;
   if (closes) shell.ship(b, answer.values.data, shell.draining());
-  if (!shell.draining()) step(b, answer, shell);
+  if (shell.draining()) return;
+  // The answer's actions start the next segment, which needs a credit; without one the buffer
+  // asks again once a credit is back, for actions of the weights of then.
+  if (closes && !shell.reserve_credit(b)) return;
+  step(b, answer, shell);
 }
 
 void LockStepCollection::on_answer(EnvBuffer& b, const msg::ActionBatch& answer,

@@ -9,7 +9,7 @@ class ContinuousCollection : public Collection {
  public:
   void start(EnvBuffer& b, SamplerShell& shell) override;
   bool wants_actions(const EnvBuffer& b, bool draining) const override;
-  bool next_answer_ships(const EnvBuffer& b, bool draining) const override;
+  bool needs_credit(const EnvBuffer& b, bool draining) const override;
   void on_answer(EnvBuffer& b, const msg::ActionBatch& answer, SamplerShell& shell) override;
 
  protected:
@@ -21,6 +21,7 @@ class LockStepCollection final : public ContinuousCollection {
  public:
   int buffers(int) const override { return 1; }
   bool may_request(int unacknowledged) const override { return unacknowledged == 0; }
+  bool needs_credit(const EnvBuffer& b, bool draining) const override;
   void on_answer(EnvBuffer& b, const msg::ActionBatch& answer, SamplerShell& shell) override;
 };
 

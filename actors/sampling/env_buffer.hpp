@@ -16,7 +16,7 @@ struct EnvBuffer {
   std::unique_ptr<envs::BatchedEnv> env;
   std::unique_ptr<SegmentBuilder> segment;
   bool awaiting_answer = false;  // its observation request is out
-  bool holds_credit = false;     // its segment will ship: a credit is set aside for it
+  bool holds_credit = false;     // a credit is set aside for its segment until it ships
   WaitSpan waiting_for_actions;
 };
 

@@ -19,7 +19,7 @@ class EpisodicCollection final : public Collection {
   int64_t segment_length(const envs::BatchedEnv& env, int64_t configured) const override;
   void start(EnvBuffer& b, SamplerShell& shell) override;
   bool wants_actions(const EnvBuffer&, bool draining) const override { return !draining; }
-  bool next_answer_ships(const EnvBuffer& b, bool) const override { return b.segment->empty(); }
+  bool needs_credit(const EnvBuffer& b, bool) const override { return b.segment->empty(); }
   bool may_request(int unacknowledged) const override { return !lock_step_ || unacknowledged == 0; }
   void on_answer(EnvBuffer& b, const msg::ActionBatch& answer, SamplerShell& shell) override;
 

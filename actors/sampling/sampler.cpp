@@ -55,7 +55,7 @@ struct SamplerState {
   uint64_t segment_sequence = 0;
   uint64_t counted_steps = 0;  // env steps within episodes (episodic: the valid ones)
   int in_flight = 0;           // segments the trainer has not acknowledged
-  int reserved = 0;            // credits set aside for segments about to ship
+  int reserved = 0;            // credits set aside for segments being collected
   bool paused = false;
   bool draining = false;  // the step budget is spent
   bool finished = false;
@@ -197,6 +197,15 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   deliver(self, std::move(frame), 0, last);
 }
 
+// Sets a credit aside for b (kept until b's segment ships) if one is free.
+bool reserve_credit(SamplerState& s, EnvBuffer& b) {
+  if (b.holds_credit) return true;
+  if (s.in_flight + s.reserved >= s.setup.segments_in_flight) return false;
+  b.holds_credit = true;
+  ++s.reserved;
+  return true;
+}
+
 bool budget_spent(const SamplerState& s) {
   return s.setup.step_budget > 0 &&
          s.setup.steps_before + s.counted_steps >= s.setup.step_budget * s.envs;
@@ -229,6 +238,9 @@ class Shell final : public SamplerShell {
     dvla::actors::step(self_->state, b, answer);
   }
   bool budget_spent() const override { return dvla::actors::budget_spent(self_->state); }
+  bool reserve_credit(EnvBuffer& b) override {
+    return dvla::actors::reserve_credit(self_->state, b);
+  }
   bool draining() const override { return self_->state.draining; }
   void drain() override { self_->state.draining = true; }
   uint64_t seed() const override { return self_->state.setup.seed; }
@@ -288,14 +300,10 @@ void request_actions(self_ptr self, EnvBuffer& b) {
   if (!s.collection->wants_actions(b, s.draining)) return;
   // Lock-step: after every segment, wait for the trainer's acknowledgement.
   if (!s.collection->may_request(s.in_flight)) return s.waiting_for_credit.start("wait_credit");
-  // A segment that will ship with this answer needs a credit, set aside now so that buffers
-  // cannot overdraw.
-  if (s.collection->next_answer_ships(b, s.draining) && !b.holds_credit) {
-    if (s.in_flight + s.reserved >= s.setup.segments_in_flight)
-      return s.waiting_for_credit.start("wait_credit");
-    b.holds_credit = true;
-    ++s.reserved;
-  }
+  // A segment this answer starts or closes needs a credit, set aside now so that buffers cannot
+  // overdraw.
+  if (s.collection->needs_credit(b, s.draining) && !reserve_credit(s, b))
+    return s.waiting_for_credit.start("wait_credit");
   ScopedWork work(s.setup.track.get(), "send_observations");
   msg::ObservationBatch request;
   request.sampler_id = s.setup.id;

@@ -124,6 +124,7 @@ json status_json(const RunStatus& s) {
     const auto& e = s.last_evaluation;
     j["last_eval"] = {{"version", e.version},
                       {"env_steps", e.env_steps},
+                      {"wall_seconds", e.wall_seconds},
                       {"episodes", e.episodes},
                       {"success", e.success_rate},
                       {"mean_return", e.mean_return},

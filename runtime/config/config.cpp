@@ -34,6 +34,12 @@ std::vector<Setting> fields(Config& c) {
        &c.run.eval_episodes},
       {"eval.every", "policy versions between evaluations during the run (0: only at the end)",
        &c.run.eval_every},
+      {"eval.backlog",
+       "versions due for evaluation while one runs that wait their turn, with the weights and "
+       "env steps of when they were due, at most this many; the run's end waits for them "
+       "(dvla-bench efficiency looks at every version); 0: a version due while one runs is not "
+       "evaluated",
+       &c.run.eval_backlog},
       {"stop.eval_success",
        "end the run (as at max_env_steps) once an evaluation during it reaches this success rate, "
        "e.g. 0.8; needs eval.every; 0: never",
@@ -80,7 +86,9 @@ std::vector<Setting> fields(Config& c) {
       {"envs_per_sampler", "environments each sampler steps as one batch",
        &c.graph.envs_per_sampler},
       {"graph.segment_length", "steps per trajectory segment", &c.graph.segment_length},
-      {"graph.segments_in_flight", "unacknowledged segments a sampler may have before it waits",
+      {"graph.segments_in_flight",
+       "a sampler's credits: segments being collected or not yet acknowledged by the trainer; a "
+       "buffer starts a segment only with a free credit",
        &c.graph.segments_in_flight},
       {"graph.env_buffers",
        "buffers a sampler's envs are split into: one steps while another waits for actions "
@@ -316,6 +324,9 @@ Status validate(const Config& c) {
   if (!(c.run.max_seconds >= 0)) return fail("max_seconds must be 0 (no limit) or positive");
   if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
   if (c.run.eval_every < 0) return fail("eval.every must not be negative");
+  if (c.run.eval_backlog < 0 || c.run.eval_backlog > 100'000)
+    return fail("eval.backlog must be from 0 (none) to 100000 versions waiting, not " +
+                std::to_string(c.run.eval_backlog));
   if (c.run.eval_every > 0 && c.run.eval_episodes == 0)
     return fail("eval.every needs eval.episodes of at least 1");
   if (!(c.run.stop_eval_success >= 0 && c.run.stop_eval_success <= 1))

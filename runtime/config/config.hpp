@@ -72,6 +72,7 @@ struct RunConfig {
   std::string trace;         // Chrome trace-event file of the lanes' spans; empty: none
   int eval_episodes = 20;
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
+  int eval_backlog = 0;  // due versions that wait (with their weights) while an evaluation runs
   double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
   double stop_eval_return = 0;   // the same for an evaluation's mean return
   int checkpoint_every = 50;     // versions between checkpoints (with a logdir); 0: only at the end
@@ -85,7 +86,7 @@ struct GraphConfig {
   int samplers = 2;
   int envs_per_sampler = 8;
   int segment_length = 64;     // steps per trajectory segment
-  int segments_in_flight = 2;  // per sampler: unacknowledged segments before it waits
+  int segments_in_flight = 2;  // per sampler: segments collected or unacknowledged (credits)
   int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
   int inference_replicas = 1;
   int torch_threads = 1;            // LibTorch intra-op threads where no lane sets its own

@@ -14,7 +14,8 @@ namespace dvla {
 // The latest evaluation during the run (deterministic actions on the evaluation states): the
 // evaluator's report, and when the version it evaluated was taken.
 struct EvaluationSummary : msg::EvaluationReport {
-  uint64_t env_steps = 0;  // collected by the run when that version was taken for evaluation
+  uint64_t env_steps = 0;    // collected by the run when that version was taken for evaluation
+  double wall_seconds = 0;  // since the run started, when that version was taken
 };
 
 // Control round trips: the supervisor to every actor's control endpoint and back, timed from the
@@ -88,6 +89,7 @@ struct RunStatus {
   msg::LearnerStats learner;       // the last update, averaged over its gradient steps
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
+  EvaluationSummary first_at_target;  // the first that reached stop.eval_*; episodes 0: none yet
   ControlSummary control;
   std::vector<PoolSummary> memory;  // the sim and model pools
   std::vector<GroupStatus> groups;  // one per env group, in the graph's order

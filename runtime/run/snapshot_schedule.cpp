@@ -8,10 +8,10 @@ SnapshotSchedule::SnapshotSchedule(const RunConfig& run, uint64_t version, bool 
       next_checkpoint_(version + checkpoint_every_),
       next_evaluation_(version + evaluation_every_) {}
 
-SnapshotSchedule::Due SnapshotSchedule::on_version(uint64_t version, bool evaluating) {
+SnapshotSchedule::Due SnapshotSchedule::on_version(uint64_t version, bool evaluations_full) {
   Due due;
   due.checkpoint = checkpoint_every_ > 0 && version >= next_checkpoint_;
-  due.evaluation = evaluation_every_ > 0 && !evaluating && version >= next_evaluation_;
+  due.evaluation = evaluation_every_ > 0 && !evaluations_full && version >= next_evaluation_;
   if (due.checkpoint) next_checkpoint_ = version + checkpoint_every_;
   if (due.evaluation) next_evaluation_ = version + evaluation_every_;
   return due;

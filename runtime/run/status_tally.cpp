@@ -75,9 +75,10 @@ void StatusTally::add(const msg::VersionAnnouncement& v) {
         lag_weighted_sum_ / static_cast<double>(status_.samples_trained - resumed_.samples_trained);
 }
 
-void StatusTally::add(const msg::EvaluationReport& r, uint64_t env_steps) {
+void StatusTally::add(const msg::EvaluationReport& r, uint64_t env_steps, double wall_seconds) {
   static_cast<msg::EvaluationReport&>(status_.last_evaluation) = r;
   status_.last_evaluation.env_steps = env_steps;
+  status_.last_evaluation.wall_seconds = wall_seconds;
   ++status_.evaluations;
 }
 

@@ -30,8 +30,8 @@ class StatusTally {
   Status add(const msg::SamplingReport& report);
   void add(const msg::LearningReport& report);
   void add(const msg::VersionAnnouncement& version);
-  // `env_steps`: the run's env steps when the evaluated version was taken.
-  void add(const msg::EvaluationReport& report, uint64_t env_steps);
+  // `env_steps`, `wall_seconds`: the run's env steps and time when the evaluated version was taken.
+  void add(const msg::EvaluationReport& report, uint64_t env_steps, double wall_seconds);
   void add_rejection() { ++status_.rejected_messages; }
 
   const RunStatus& status() const { return status_; }
