@@ -17,6 +17,8 @@ dvla_dependency(fmt)
 dvla_dependency(nlohmann_json)
 dvla_dependency(Torch)
 dvla_dependency(mujoco)
+dvla_dependency(Protobuf)  # TensorBoard event files
+dvla_dependency(GIF)       # evaluation videos (giflib)
 
 # Debian's mujoco target names /usr/include/libqhull_r, which only libqhull-dev provides; the
 # public headers need just /usr/include.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include <dvla/messages/demonstration.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/datasets/demonstration_file.hpp>
+#include <dvla/runtime/tensorboard/event_file.hpp>
+#include <dvla/runtime/video/gif_file.hpp>
 
 namespace fs = std::filesystem;
 using namespace dvla;
@@ -122,7 +125,8 @@ void frames(const fs::path& dir, const Data& d) {
   frame_seed(dir, "metrics_sampling",
              build(Metrics{"sampler/1", 1, SamplingReport{0, 64, {1.0, 2.0}, {true, false}, 0}}));
   frame_seed(dir, "metrics_evaluation",
-             build(Metrics{"evaluator", 2, EvaluationReport{3, 20, 0.5, 10, 30, {}}}));
+             build(Metrics{"evaluator", 2,
+                           EvaluationReport{3, 20, 0.5, 10, 30, {}, "videos/v3.gif", ""}}));
   frame_seed(dir, "metrics_rejection", build(Metrics{"inference/0", 3, RejectionReport{"x"}}));
   frame_seed(dir, "dataset_header", build(lift_header()));
   frame_seed(dir, "dataset_footer", build(DatasetFooter{2, 12345}));
@@ -181,6 +185,29 @@ void configs(const fs::path& dir) {
 
 }  // namespace
 
+// An event file of every kind of event dvla writes, and a GIF of a few small frames.
+void tensorboard_and_video(const fs::path& dir, const fs::path& scratch) {
+  auto writer = tensorboard::EventFileWriter::create(scratch.string());
+  if (!writer) throw std::runtime_error(writer.error().message());
+  tensorboard::Summary summary;
+  summary.scalars = {{"train/mean_return", 12.5}, {"lag/mean", 0.5}};
+  summary.histograms = {tensorboard::integer_histogram("lag/distribution", {3, 1, 2})};
+  summary.images = {{"eval/video", 2, 2, 3, "GIF89a"}};
+  if (!writer->write(1024, summary) || !writer->start_session(512))
+    throw std::runtime_error("writing the seed event file failed");
+  write(dir / "fuzz_event_file" / "events", read(writer->path()));
+  std::vector<RgbImage> frames;
+  for (int k = 0; k < 3; ++k) {
+    RgbImage image(6, 4);
+    for (size_t i = 0; i < image.pixels.size(); ++i)
+      image.pixels[i] = static_cast<uint8_t>(40 * k + 7 * i);
+    frames.push_back(image);
+  }
+  auto gif = encode_gif(frames, 10);
+  if (!gif) throw std::runtime_error(gif.error().message());
+  write(dir / "fuzz_gif" / "three_frames.gif", *gif);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: fuzz_seed_corpus CORPUS_DIR (fuzz/corpus)\n";
@@ -196,6 +223,7 @@ int main(int argc, char** argv) {
     dataset(dir, scratch, data);
     checkpoint(dir, scratch, data);
     configs(dir);
+    tensorboard_and_video(dir, scratch);
   } catch (const std::exception& e) {
     std::cerr << "fuzz_seed_corpus: " << e.what() << "\n";
     return 1;

@@ -47,6 +47,8 @@ struct Metrics {
     meanReturn @3 :Float64;
     meanLength @4 :Float64;
     families @5 :List(Family);          # envs with task families only
+    video @6 :Text;                     # the GIF of its first episodes; empty: none recorded
+    videoError @7 :Text;                # why a video that was due could not be written
 
     struct Family {
       name @0 :Text;

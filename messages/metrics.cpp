@@ -97,6 +97,8 @@ void write(Schema::Evaluation::Builder b, const EvaluationReport& r) {
     families[i].setName(codec::text(name));
     families[i++].setSuccessRate(rate);
   }
+  b.setVideo(codec::text(r.video));
+  b.setVideoError(codec::text(r.video_error));
 }
 
 EvaluationReport read(Schema::Evaluation::Reader r) {
@@ -113,6 +115,8 @@ EvaluationReport read(Schema::Evaluation::Reader r) {
     require_rate(f.getSuccessRate(), "families.successRate");
     out.success_per_family[codec::text(f.getName())] = f.getSuccessRate();
   }
+  out.video = codec::text(r.getVideo());
+  out.video_error = codec::text(r.getVideoError());
   return out;
 }
 
@@ -120,7 +124,8 @@ EvaluationReport read(Schema::Evaluation::Reader r) {
 size_t size_hint(const msg::Metrics& m) {
   if (auto* s = std::get_if<SamplingReport>(&m.report)) return 16 * s->episode_returns.size();
   if (auto* l = std::get_if<LearningReport>(&m.report)) return 8 * l->policy_lag.size();
-  if (auto* e = std::get_if<EvaluationReport>(&m.report)) return 48 * e->success_per_family.size();
+  if (auto* e = std::get_if<EvaluationReport>(&m.report))
+    return 48 * e->success_per_family.size() + e->video.size() + e->video_error.size();
   return std::get<RejectionReport>(m.report).reason.size();
 }
 

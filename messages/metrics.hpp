@@ -46,6 +46,8 @@ struct EvaluationReport {
   uint32_t episodes = 0;
   double success_rate = 0, mean_return = 0, mean_length = 0;
   std::map<std::string, double> success_per_family;  // envs with task families only
+  std::string video;        // path of the GIF of its first episodes (eval.video_every); empty: none
+  std::string video_error;  // why a video that was due could not be written
 };
 
 // A message an actor refused (malformed or incompatible), and why.

@@ -16,6 +16,9 @@ packages=(
   libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
   libglx-mesa0                              # GL entry points MuJoCo may look up through libGL
+  libprotobuf-dev protobuf-compiler         # TensorBoard event files: its Event schemas
+  libboost-dev                              # Boost.CRC: CRC-32C of the event files' records
+  libgif-dev                                # evaluation videos as animated GIFs
   jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
 )
 

@@ -8,10 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <dvla/runtime/tensorboard/event_file.hpp>
+#include <dvla/runtime/video/gif_file.hpp>
 
 namespace {
 
@@ -477,7 +482,9 @@ TEST_CASE("scripts/success-by-steps.sh averages evaluations per window of env st
                 "'no/such/run/progress.jsonl' is missing or empty");
 }
 
-TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a trained run") {
+TEST_CASE(
+    "dvla-render writes an episode as a PNG or GIF, for the scripted expert and a trained run; "
+    "a run's evaluations record videos") {
   const std::string dir = "test_cli_run";
   std::filesystem::remove_all(dir);
   auto scripted =
@@ -492,14 +499,69 @@ TEST_CASE("dvla-render writes an episode as a PNG, for the scripted expert and a
   auto train =
       run("--env tabletop --suite lift --max-env-steps 600 --samplers 1 "
           "--envs-per-sampler 2 --set tabletop.image_size=16 --set ppo.batch_size=256 "
-          "--set eval.episodes=1 --logdir " +
+          "--set eval.episodes=2 --set eval.every=1 --set eval.video_episodes=1 "
+          "--set eval.backlog=10 --set progress_interval_s=0.05 --logdir " +
           dir);
+  INFO(train.output);
   REQUIRE(train.status == 0);
   CHECK(std::filesystem::exists(dir + "/final.weights"));
   auto trained = run_program(
       DVLA_RENDER, "--task lift/blue --size 32 --policy " + dir + " --out " + dir + "-b.png");
   CHECK(trained.status == 0);
   CHECK(std::filesystem::exists(dir + "-b.png"));
+
+  // Each evaluation during the run: a GIF of its first episode (16-pixel cameras scaled to 128),
+  // named on its progress line and shown by TensorBoard as eval/video. The run's end waits for
+  // its evaluations (eval.backlog), so at least the last one is reported.
+  std::vector<std::string> videos;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/videos"))
+    videos.push_back(entry.path().string());
+  REQUIRE(!videos.empty());
+  CHECK(train.output.find("  video: " + dir + "/videos/eval_v") != std::string::npos);
+  // A frame for the start and each step: lift is not solved this early, so every episode of
+  // the evaluation ran its full length, the mean.
+  std::map<std::string, double> lengths;
+  std::ifstream progress(dir + "/progress.jsonl");
+  for (std::string line; std::getline(progress, line);) {
+    const auto row = nlohmann::json::parse(line);
+    if (row.contains("last_eval") && row["last_eval"]["success"].get<double>() == 0)
+      lengths[row["last_eval"]["video"].get<std::string>()] =
+          row["last_eval"]["mean_length"].get<double>();
+  }
+  REQUIRE(!lengths.empty());
+  const auto& [shown, length] = *lengths.begin();
+  CHECK(std::find(videos.begin(), videos.end(), shown) != videos.end());
+  std::ifstream video_file(shown, std::ios::binary);
+  const std::string video{std::istreambuf_iterator<char>(video_file), {}};
+  const auto frames = dvla::decode_gif(video);
+  REQUIRE(frames);
+  CHECK(frames->size() == 1 + length);
+  CHECK(frames->front().width == 2 * 128);
+  CHECK(frames->front().height == 128);
+  size_t images = 0;
+  for (const auto& file : dvla::tensorboard::event_files(dir)) {
+    const auto events = dvla::tensorboard::read_event_file(file);
+    REQUIRE(events);
+    for (const auto& e : *events)
+      for (const auto& i : e.summary.images) images += i.tag == "eval/video" && i.width == 256;
+  }
+  // Each reported evaluation's (one still running when the run ended wrote its GIF unreported).
+  CHECK(images >= lengths.size());
+  CHECK(images <= videos.size());
+
+  auto gif = run_program(DVLA_RENDER, "--task lift/blue --size 32 --gif --policy " + dir +
+                                          " --out " + dir + "-c.gif");
+  INFO(gif.output);
+  CHECK(gif.status == 0);
+  std::ifstream gif_file(dir + "-c.gif", std::ios::binary);
+  const auto episode =
+      dvla::decode_gif(std::string{std::istreambuf_iterator<char>(gif_file), {}});
+  REQUIRE(episode);
+  std::smatch steps;
+  const std::regex outcome("(success at step|no success in) (\\d+)");
+  REQUIRE(std::regex_search(gif.output, steps, outcome));
+  CHECK(episode->size() == 1 + std::stoul(steps[2]));
+  CHECK(episode->front().width == 2 * 32 + 2);
 
   auto bad = run_program(DVLA_RENDER, "--task lift/purple");
   CHECK(bad.status == 2);

@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/config/config.hpp>
@@ -58,6 +61,60 @@ TEST_CASE("config files: comments, dumps that load back, errors with file and li
   auto missing = load_config_file(loaded, "no/such/file.txt");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message() == "cannot read config file 'no/such/file.txt'");
+}
+
+TEST_CASE("TOML config files: sections join keys, values keep their types, errors name file:line") {
+  const std::string path = "test_config_file.toml";
+  {
+    std::ofstream(path) << "seed = 7\nmode = \"sync\"\n[ppo]\nlearning_rate = 1e-4\nepochs = 3\n"
+                           "normalize_advantages = false\n[model]\nhidden = [32, 16]\n"
+                           "[tabletop]\nsuite = \"lift\"\n";
+  }
+  Config c;
+  REQUIRE(load_config_file(c, path));
+  CHECK(c.run.seed == 7);
+  CHECK(c.run.mode == RunMode::sync);
+  CHECK(c.ppo.learning_rate == doctest::Approx(1e-4));
+  CHECK(c.ppo.epochs == 3);
+  CHECK_FALSE(c.ppo.normalize_advantages);
+  CHECK(c.model.hidden == std::vector<int64_t>{32, 16});
+  CHECK(get_config_value(c, "tabletop.suite").value() == "lift");
+  {
+    std::ofstream(path) << "ppo.gamma = 0.95  # a dotted key\n[graph]\nsegment_length = 4.5\n";
+  }
+  auto wrong_type = load_config_file(c, path);
+  REQUIRE_FALSE(wrong_type);
+  CHECK(wrong_type.error().message() ==
+        path + ":3: config key 'graph.segment_length' needs an integer");
+  { std::ofstream(path) << "[ppo]\nlearning_rat = 1e-4\n"; }
+  auto unknown = load_config_file(c, path);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message().find(path + ":2: unknown config key 'ppo.learning_rat'") == 0);
+  { std::ofstream(path) << "seed = 1\nmode = async\n"; }  // an unquoted string
+  auto syntax = load_config_file(c, path);
+  REQUIRE_FALSE(syntax);
+  CHECK(syntax.error().message().find(path + ":2: not valid TOML\n") == 0);
+  { std::ofstream(path) << "mode = \"fast\"\nsamplers = -1\n"; }
+  auto choice = load_config_file(c, path);
+  REQUIRE_FALSE(choice);
+  CHECK(choice.error().message().find(path + ":1: config key 'mode' needs one of ") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("configs/lift-grpo.toml is the README's lift recipe") {
+  Config from_file;
+  REQUIRE(load_config_file(from_file, DVLA_SOURCE_DIR "/configs/lift-grpo.toml"));
+  Config from_flags;  // the README's command line, flag by flag
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"env", "tabletop"}, {"tabletop.suite", "lift"}, {"algo", "grpo"},
+           {"model.init", "runs/sft32"}, {"tabletop.image_size", "32"},
+           {"tabletop.threads", "1"}, {"envs_per_sampler", "16"}, {"grpo.group_size", "8"},
+           {"ppo.learning_rate", "1e-4"}, {"ppo.learning_rate_schedule", "200:3e-5"},
+           {"eval.every", "25"}, {"eval.episodes", "120"}, {"max_env_steps", "4000000"},
+           {"logdir", "runs/grpo32"}})
+    REQUIRE(set_config_value(from_flags, key, value));
+  CHECK(dump_config(from_file) == dump_config(from_flags));
+  CHECK(validate(from_file));
 }
 
 TEST_CASE("validation names the setting that is out of range") {

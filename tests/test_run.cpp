@@ -68,7 +68,7 @@ TEST_CASE("versions, updates and evaluations; a resumed run goes on from its cou
   tally.add(update);
   CHECK(tally.status().learner.samples == 3000);
   CHECK(tally.status().policy_lag_samples == std::vector<uint64_t>{0, 2000, 4000});
-  tally.add(msg::EvaluationReport{12, 20, 0.75, 3.5, 40, {{"lift", 0.75}}}, 5100, 2.5);
+  tally.add(msg::EvaluationReport{12, 20, 0.75, 3.5, 40, {{"lift", 0.75}}, "", ""}, 5100, 2.5);
   CHECK(tally.status().evaluations == 1);
   CHECK(tally.status().last_evaluation.version == 12);
   CHECK(tally.status().last_evaluation.env_steps == 5100);
@@ -107,7 +107,7 @@ TEST_CASE(
 
 TEST_CASE("an evaluation reaches stop.eval_success or stop.eval_return; a target of 0 never") {
   RunConfig run;
-  msg::EvaluationReport e{7, 10, 0.5, 120.0, 120.0, {}};
+  msg::EvaluationReport e{7, 10, 0.5, 120.0, 120.0, {}, "", ""};
   CHECK(reached_target(e, run).empty());
   run.stop_eval_return = 120;
   CHECK(reached_target(e, run) == "stop.eval_return");

@@ -208,6 +208,10 @@ void build_evaluator(Builder& b) {
   e.make_policy = b.graph.make_policy;
   e.seed = c.run.seed;
   e.torch_threads = c.graph.torch_threads;
+  e.nice = c.run.eval_nice;
+  if (!c.run.logdir.empty()) e.video_dir = c.run.logdir + "/videos";
+  e.video_every = c.run.eval_video_every;
+  e.video_episodes = c.run.eval_video_episodes;
   e.model_lease = b.model_lease(e.name);
   b.built.evaluator_setup = e;
   b.built.evaluator = b.watch(spawn_evaluator(b.system, e), e.name);

@@ -124,6 +124,7 @@ Expected<TrainingResult> await_result(caf::scoped_actor& self,
       return stalled_run(self, supervisor, config, tracer, moving.error());
     }
     if (on_progress && std::chrono::steady_clock::now() - last_progress >= progress_every) {
+      status->lanes = tracer.report(status->wall_seconds);
       on_progress(*status);
       last_progress = std::chrono::steady_clock::now();
     }
@@ -273,6 +274,7 @@ Expected<TrainingResult> train(const Config& config, const Graph& graph,
       return written.error();
   if (!result) return result;
   result->lanes = tracer->report(result->status.wall_seconds);
+  result->status.lanes = result->lanes;
   if (on_progress) on_progress(result->status);
   return result;
 }

@@ -36,6 +36,7 @@ Expected<Config> efficiency_config(const BenchOptions& o) {
   c.run.eval_every = 1;
   c.run.eval_episodes = 10;
   c.run.eval_backlog = 100'000;
+  c.run.eval_nice = 19;
   if (!names_target(o)) c.run.stop_eval_return = 400;
   if (auto s = apply_config_settings(c, o.settings); !s) return s.error();
   if (c.run.stop_eval_return <= 0 && c.run.stop_eval_success <= 0)

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include <dvla/actors/graph/training.hpp>
@@ -16,6 +17,7 @@
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/platform/blas_info.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
+#include <dvla/runtime/tensorboard/run_board.hpp>
 #include "common/lane_summary.hpp"
 #include "common/run_signals.hpp"
 #include "dvla-ppo/options.hpp"
@@ -129,7 +131,8 @@ json status_json(const RunStatus& s) {
                       {"success", e.success_rate},
                       {"mean_return", e.mean_return},
                       {"mean_length", e.mean_length},
-                      {"success_family", e.success_per_family}};
+                      {"success_family", e.success_per_family},
+                      {"video", e.video}};
   }
   return j;
 }
@@ -175,6 +178,8 @@ class EvaluationLines {
         "evaluation of version {} (at {} env steps): mean return {:.1f} over {} episodes (mean "
         "length {:.1f}){}\n",
         e.version, e.env_steps, e.mean_return, e.episodes, e.mean_length, success);
+    if (!e.video.empty()) fmt::print("  video: {}\n", e.video);
+    if (!e.video_error.empty()) fmt::print(stderr, "  no video: {}\n", e.video_error);
     std::fflush(stdout);
   }
 
@@ -203,6 +208,56 @@ class ProgressLog {
   std::ofstream out_;
   bool failed_ = false;
 };
+
+// The run's TensorBoard event file under logdir (runtime/tensorboard/run_board.hpp); a failure
+// is said once and the run goes on without it.
+class BoardLog {
+ public:
+  BoardLog(const std::string& logdir, std::optional<uint64_t> resumed_at) {
+    if (logdir.empty()) return;
+    auto board = dvla::tensorboard::RunBoard::open(logdir, resumed_at);
+    if (board)
+      board_.emplace(std::move(*board));
+    else
+      give_up(board.error());
+  }
+  void write(const RunStatus& s) {
+    if (board_) check(board_->write(s));
+  }
+  void write(uint64_t step, const dvla::tensorboard::Summary& summary) {
+    if (board_) check(board_->write(static_cast<int64_t>(step), summary));
+  }
+
+ private:
+  // A video that cannot be read is named and the log goes on; a failed write ends it.
+  void check(const dvla::Status& written) {
+    if (written) return;
+    if (board_->failed())
+      give_up(written.error());
+    else
+      fmt::print(stderr, "dvla-ppo: TensorBoard log: {}\n", written.error().message());
+  }
+  void give_up(const dvla::Error& why) {
+    board_.reset();
+    fmt::print(stderr, "dvla-ppo: TensorBoard log: {}; the run goes on without it\n",
+               why.message());
+  }
+  std::optional<dvla::tensorboard::RunBoard> board_;
+};
+
+// The final evaluation in TensorBoard: final_eval/* (success per family and per task).
+dvla::tensorboard::Summary final_evaluation_summary(const EvaluationResult& eval) {
+  dvla::tensorboard::Summary out;
+  out.scalars.push_back({"final_eval/mean_return", eval.mean_return});
+  out.scalars.push_back({"final_eval/mean_length", eval.mean_length});
+  if (eval.per_task.empty()) return out;
+  out.scalars.push_back({"final_eval/success", eval.success_rate});
+  for (const auto& [family, count] : eval.per_family)
+    out.scalars.push_back({"final_eval/success/" + family, count.rate()});
+  for (const auto& [task, count] : eval.per_task)
+    out.scalars.push_back({"final_eval/task/" + task, count.rate()});
+  return out;
+}
 
 // Success means something only for envs with tasks (the tabletop suite), not for CartPole.
 void print_evaluation(const EvaluationResult& eval) {
@@ -325,6 +380,7 @@ int train(const dvla::apps::PpoOptions& options) {
   std::fflush(stdout);
 
   ProgressLog log(logdir, resume != nullptr);
+  BoardLog board(logdir, resume ? std::optional<uint64_t>(resume->state.env_steps) : std::nullopt);
   EvaluationLines evaluations;
   // The default graph: one env group of the configured env, one inference pool, the built-in
   // policy and learners (actors/graph/graph.hpp). A program of your own declares its own.
@@ -335,6 +391,7 @@ int train(const dvla::apps::PpoOptions& options) {
         print_progress(s);
         evaluations.print_new(s);
         log.write(s);
+        board.write(s);
       },
       resume, &signals.requests());
   if (!result) return fail("training failed: " + result.error().message());
@@ -345,6 +402,7 @@ int train(const dvla::apps::PpoOptions& options) {
       return fail(saved.error().message());
   auto eval = dvla::evaluate_weights(parts, config, result->weights);
   if (!eval) return fail(eval.error().message());
+  board.write(result->status.env_steps, final_evaluation_summary(*eval));
   if (!result->checkpoint.empty()) {
     dvla::CheckpointStore store(logdir, config.run.checkpoint_keep);
     if (auto s = store.record_evaluation(result->checkpoint, eval->success_rate, eval->mean_return);

@@ -20,6 +20,7 @@
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/video/gif_file.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
 #include "common/command_line.hpp"
 #include "dvla-render/png_writer.hpp"
@@ -41,7 +42,8 @@ struct Options {
   std::string policy = "scripted";
   int size = 128;
   int every = 0;  // 0: spread max_frames over the episode
-  std::string out = "episode.png";
+  std::string out;  // empty: episode.png, or episode.gif with --gif
+  bool gif = false;
   bool help = false;
 };
 
@@ -56,7 +58,9 @@ std::string help() {
          "                      config.txt and final.weights)  (default scripted)\n"
          "  --size N            camera images N x N pixels (default 128)\n"
          "  --every N           one frame every N steps (default: up to 16 frames)\n"
-         "  --out FILE          output PNG (default episode.png)\n";
+         "  --gif               an animated GIF of every step instead (front and wrist side by\n"
+         "                      side under the instruction and outcome, 10 frames a second)\n"
+         "  --out FILE          output file (default episode.png, with --gif episode.gif)\n";
 }
 
 Expected<Options> parse(int argc, char** argv) {
@@ -81,6 +85,10 @@ Expected<Options> parse(int argc, char** argv) {
       o.help = true;
       return o;
     }
+    if (flag == "--gif") {
+      o.gif = true;
+      continue;
+    }
     if (flag == "--task" || flag == "--policy" || flag == "--out") {
       auto v = line.value_of(flag);
       if (!v) return v.error();
@@ -103,6 +111,7 @@ Expected<Options> parse(int argc, char** argv) {
       return Error("unknown flag '" + flag + "'");
     }
   }
+  if (o.out.empty()) o.out = o.gif ? "episode.gif" : "episode.png";
   return o;
 }
 
@@ -171,6 +180,31 @@ void paste(std::vector<uint8_t>& canvas, int canvas_width, const uint8_t* image,
                 canvas.begin() + (static_cast<size_t>(y + row) * canvas_width + x) * 3);
 }
 
+// --gif: every step's front and wrist images side by side under the title, as an animated GIF.
+bool write_episode_gif(const Options& o, CameraRenderer& renderer, const std::string& title,
+                       const std::vector<std::vector<uint8_t>>& frames) {
+  const int width = 2 * o.size + gap, height = title_height + o.size;
+  const int title_width = std::min(width, renderer.settings().caption_width);
+  std::vector<uint8_t> band(static_cast<size_t>(title_width) * title_height * 3);
+  if (auto s = renderer.caption(title, title_width, title_height, band.data()); !s)
+    return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), false;
+  const size_t frame_bytes = static_cast<size_t>(o.size) * o.size * 3;
+  std::vector<RgbImage> video;
+  for (const auto& f : frames) {
+    RgbImage image(width, height);
+    std::fill(image.pixels.begin(), image.pixels.end(), 20);
+    paste(image.pixels, width, band.data(), 0, 0, title_width, title_height);
+    paste(image.pixels, width, f.data(), 0, title_height, o.size, o.size);
+    paste(image.pixels, width, f.data() + frame_bytes, o.size + gap, title_height, o.size, o.size);
+    video.push_back(std::move(image));
+  }
+  if (auto s = write_gif_file(o.out, video, 10); !s)
+    return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), false;
+  fmt::print("{}: {} frames of {}x{} pixels (front left, wrist right)\n", o.out, video.size(),
+             width, height);
+  return true;
+}
+
 int render(const Options& o) {
   auto task = parse_task(o.task);
   if (!task) return fmt::print(stderr, "dvla-render: {}\n", task.error().message()), 2;
@@ -205,6 +239,18 @@ int render(const Options& o) {
       return fmt::print(stderr, "dvla-render: {}\n", s.error().message()), 1;
   } while (!r.terminated && !r.truncated);
 
+  const std::string outcome = r.success ? fmt::format("success at step {}", env.steps())
+                                        : fmt::format("no success in {} steps", env.steps());
+  const std::string title =
+      fmt::format("\"{}\"   {}, {} {}, {}: {}", instruction(*task), o.task,
+                  o.eval_state >= 0 ? "eval state" : "seed",
+                  o.eval_state >= 0 ? uint64_t(o.eval_state) : o.seed, o.policy, outcome);
+  if (o.gif) {
+    if (!write_episode_gif(o, **renderer, title, frames)) return 1;
+    fmt::print("{}: {}\n", o.out, outcome);
+    return 0;
+  }
+
   // Which frames make the strip: every `every` steps, always the last.
   const int total = static_cast<int>(frames.size());
   const int every =
@@ -219,12 +265,6 @@ int render(const Options& o) {
   const int width = std::max(static_cast<int>(picked.size()) * cell - gap, 256);
   const int height = title_height + label_height + 2 * o.size + gap;
   std::vector<uint8_t> canvas(static_cast<size_t>(width) * height * 3, 20);
-  const std::string outcome = r.success ? fmt::format("success at step {}", env.steps())
-                                        : fmt::format("no success in {} steps", env.steps());
-  const std::string title =
-      fmt::format("\"{}\"   {}, {} {}, {}: {}", instruction(*task), o.task,
-                  o.eval_state >= 0 ? "eval state" : "seed",
-                  o.eval_state >= 0 ? uint64_t(o.eval_state) : o.seed, o.policy, outcome);
   const int title_width = std::min(width, cameras.caption_width);
   std::vector<uint8_t> band(static_cast<size_t>(title_width) * title_height * 3);
   if (auto s = (*renderer)->caption(title, title_width, title_height, band.data()); !s)

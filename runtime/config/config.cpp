@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,13 +11,13 @@
 #include <dvla/envs/env_registry.hpp>
 #include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
+#include <dvla/runtime/config/toml_config.hpp>
 
 namespace dvla {
-namespace {
 
 // The one table of settings: the run's own rows, with every registered env's rows after `env`.
 // Keep keys stable: users script them.
-std::vector<Setting> fields(Config& c) {
+std::vector<Setting> config_settings(Config& c) {
   std::vector<Setting> table = {
       {"seed", "seed of every random stream of the run", &c.run.seed},
       {"max_env_steps", "env steps to collect before training stops", &c.run.max_env_steps},
@@ -40,6 +41,18 @@ std::vector<Setting> fields(Config& c) {
        "(dvla-bench efficiency looks at every version); 0: a version due while one runs is not "
        "evaluated",
        &c.run.eval_backlog},
+      {"eval.nice",
+       "the evaluator thread's nice value (0 to 19): above 0 it takes the CPU the lanes leave "
+       "instead of competing with them, so evaluations finish later and an observed run runs as "
+       "an unobserved one would (dvla-bench efficiency: 19); 0: like the lanes",
+       &c.run.eval_nice},
+      {"eval.video_every",
+       "every N-th evaluation during a run records its first episodes' camera images as an "
+       "animated GIF in <logdir>/videos and TensorBoard (envs with images, runs with a logdir); "
+       "0: none",
+       &c.run.eval_video_every},
+      {"eval.video_episodes", "episodes in each evaluation video, a row each (1 to 16)",
+       &c.run.eval_video_episodes},
       {"stop.eval_success",
        "end the run (as at max_env_steps) once an evaluation during it reaches this success rate, "
        "e.g. 0.8; needs eval.every; 0: never",
@@ -240,6 +253,8 @@ std::vector<Setting> fields(Config& c) {
   return table;
 }
 
+namespace {
+
 Error unknown_key(const std::string& key) {
   return Error("unknown config key '" + key + "' (dvla-ppo --help lists every key)");
 }
@@ -270,7 +285,7 @@ Status validate(const ClusterConfig& c, RunMode mode) {
 }  // namespace
 
 Status set_config_value(Config& config, const std::string& key, const std::string& value) {
-  const auto table = fields(config);
+  const auto table = config_settings(config);
   const Setting* f = find_setting(table, key);
   if (!f) return unknown_key(key);
   return set_setting(*f, value);
@@ -278,7 +293,7 @@ Status set_config_value(Config& config, const std::string& key, const std::strin
 
 Expected<std::string> get_config_value(const Config& config, const std::string& key) {
   Config copy = config;
-  const auto table = fields(copy);
+  const auto table = config_settings(copy);
   const Setting* f = find_setting(table, key);
   if (!f) return unknown_key(key);
   return format_setting(*f);
@@ -305,6 +320,8 @@ Status load_config_file(Config& config, const std::string& path) {
   if (!in) return Error("cannot read config file '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
+  if (std::filesystem::path(path).extension() == ".toml")
+    return load_toml_config_text(config, text.str(), path);
   return load_config_text(config, text.str(), path);
 }
 
@@ -324,6 +341,15 @@ Status validate(const Config& c) {
   if (!(c.run.max_seconds >= 0)) return fail("max_seconds must be 0 (no limit) or positive");
   if (c.run.eval_episodes < 0) return fail("eval.episodes must not be negative");
   if (c.run.eval_every < 0) return fail("eval.every must not be negative");
+  if (c.run.eval_video_every < 0)
+    return fail("eval.video_every must not be negative (0: no videos), not " +
+                std::to_string(c.run.eval_video_every));
+  if (c.run.eval_video_episodes < 1 || c.run.eval_video_episodes > 16)
+    return fail("eval.video_episodes must be from 1 to 16, not " +
+                std::to_string(c.run.eval_video_episodes));
+  if (c.run.eval_nice < 0 || c.run.eval_nice > 19)
+    return fail("eval.nice must be from 0 (like the lanes) to 19 (the lowest priority), not " +
+                std::to_string(c.run.eval_nice));
   if (c.run.eval_backlog < 0 || c.run.eval_backlog > 100'000)
     return fail("eval.backlog must be from 0 (none) to 100000 versions waiting, not " +
                 std::to_string(c.run.eval_backlog));
@@ -422,14 +448,15 @@ Status validate(const Config& c) {
 std::vector<ConfigKeyInfo> config_keys() {
   Config defaults;
   std::vector<ConfigKeyInfo> keys;
-  for (const auto& f : fields(defaults)) keys.push_back({f.key, f.description, format_setting(f)});
+  for (const auto& f : config_settings(defaults))
+    keys.push_back({f.key, f.description, format_setting(f)});
   return keys;
 }
 
 std::string dump_config(const Config& config) {
   Config copy = config;
   std::string out;
-  for (const auto& f : fields(copy)) out += f.key + " = " + format_setting(f) + "\n";
+  for (const auto& f : config_settings(copy)) out += f.key + " = " + format_setting(f) + "\n";
   return out;
 }
 

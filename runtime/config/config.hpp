@@ -11,6 +11,7 @@
 
 #include <dvla/core/enum_text.hpp>
 #include <dvla/core/expected.hpp>
+#include <dvla/core/settings.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/config/grpo_config.hpp>
@@ -73,6 +74,9 @@ struct RunConfig {
   int eval_episodes = 20;
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
   int eval_backlog = 0;  // due versions that wait (with their weights) while an evaluation runs
+  int eval_nice = 0;            // the evaluator thread's nice value: 0 like the lanes, up to 19
+  int eval_video_every = 1;     // every N-th evaluation during a run records a GIF; 0: none
+  int eval_video_episodes = 3;  // the first episodes of such an evaluation in its GIF
   double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never
   double stop_eval_return = 0;   // the same for an evaluation's mean return
   int checkpoint_every = 50;     // versions between checkpoints (with a logdir); 0: only at the end
@@ -178,7 +182,8 @@ struct ConfigKeyInfo {
 Status set_config_value(Config& config, const std::string& key, const std::string& value);
 // The current value of `key` as text (the same text set_config_value accepts).
 Expected<std::string> get_config_value(const Config& config, const std::string& key);
-// Applies a file of `key = value` lines ('#' starts a comment); errors name file and line.
+// Applies a config file: TOML when its name ends in .toml (runtime/config/toml_config.hpp),
+// otherwise `key = value` lines ('#' starts a comment); errors name file and line.
 Status load_config_file(Config& config, const std::string& path);
 // The same for text (`origin` names it in errors), e.g. a coordinator's config sent to a node.
 Status load_config_text(Config& config, const std::string& text, const std::string& origin);
@@ -194,6 +199,8 @@ int env_buffers(const Config& config);
 // The LibTorch intra-op threads of each inference replica and of the trainer.
 int inference_torch_threads(const GraphConfig& graph);
 int training_torch_threads(const GraphConfig& graph);
+// The table of every key's setting, pointing into `config` (it must outlive the table).
+std::vector<Setting> config_settings(Config& config);
 // Every key with its description and default, in a stable order (for --help and docs).
 std::vector<ConfigKeyInfo> config_keys();
 // `key = value` lines of the whole config (round-trips through load_config_file).

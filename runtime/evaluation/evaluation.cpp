@@ -6,6 +6,7 @@
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/policies/policy_input.hpp>
+#include <dvla/runtime/video/episode_video.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
 
 namespace dvla {
@@ -16,7 +17,8 @@ std::string family_of(const std::string& task) { return task.substr(0, task.find
 
 }  // namespace
 
-EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed) {
+EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed,
+                                 EpisodeVideo* video) {
   EvaluationResult result;
   const int episodes = static_cast<int>(env.size());
   env.reset_for_evaluation(seed);
@@ -29,11 +31,13 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   int remaining = episodes;
   double length_sum = 0, successes = 0;
   result.returns.assign(static_cast<size_t>(episodes), 0.f);
+  if (video) video->record(env.output(), done);
   while (remaining > 0) {
     const auto input = policy_input(env.output(), spec).to(device);
     const auto actions =
         policy.act(input, /*deterministic=*/true, generator).actions.to(at::kCPU).contiguous();
     env.step(actions.data_ptr<float>());
+    if (video) video->record(env.output(), done);
     for (size_t i = 0; i < done.size(); ++i) {
       if (done[i] || !env.output().episode_ended(i)) continue;
       const auto& end = env.output().episode_ends[i];

@@ -13,6 +13,7 @@
 
 namespace dvla {
 
+class EpisodeVideo;
 class Policy;
 
 struct SuccessCount {
@@ -33,8 +34,10 @@ struct EvaluationResult {
   std::map<std::string, SuccessCount> per_task, per_family;
 };
 
-// Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation).
-EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed);
+// Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation);
+// `video`, if given, records the first envs' camera images at every step.
+EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed,
+                                 EpisodeVideo* video = nullptr);
 
 // Builds a policy with `parts`, loads `weights` into it and evaluates it on
 // config.run.eval_episodes fresh episodes.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <dvla/messages/metrics.hpp>
+#include <dvla/runtime/lanes/lane_report.hpp>
 #include <dvla/runtime/platform/placement_report.hpp>
 
 namespace dvla {
@@ -97,6 +98,7 @@ struct RunStatus {
   std::vector<NodeStatus> nodes;    // a multi-node run's nodes, lost ones included
   uint64_t version_skew = 0;  // newest minus oldest weights version among its running nodes
   PlacementStatus placement;
+  LaneReport lanes;  // each lane's busy and CPU time so far (filled where the run is polled)
   std::string last_checkpoint;      // directory of the newest checkpoint; empty: none
   uint64_t checkpoint_failures = 0;  // saves that failed (the run went on; the next one retried)
   std::string checkpoint_error;      // why the last of them failed
