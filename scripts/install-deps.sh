@@ -19,6 +19,7 @@ packages=(
   libprotobuf-dev protobuf-compiler         # TensorBoard event files: its Event schemas
   libboost-dev                              # Boost.CRC: CRC-32C of the event files' records
   libgif-dev                                # evaluation videos as animated GIFs
+  libtoml11-dev                             # config files in TOML
   jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
 )
 
