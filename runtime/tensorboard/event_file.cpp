@@ -3,15 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/core.h>
 
-#include <dvla/runtime/storage/durable_file.hpp>
+#include <dvla/runtime/storage/file_bytes.hpp>
 
 #include "tensorboard/compat/proto/event.pb.h"
 
@@ -131,11 +128,9 @@ Status EventFileWriter::start_session(int64_t step) {
 }
 
 Expected<std::vector<EventRecord>> read_event_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot open '" + path + "': " + describe_errno(errno));
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return Error("reading '" + path + "' failed: " + describe_errno(errno));
-  auto events = parse_events(bytes);
+  auto bytes = read_file_bytes(path);
+  if (!bytes) return bytes.error();
+  auto events = parse_events(*bytes);
   if (!events) return events.error().within("'" + path + "'");
   return events;
 }

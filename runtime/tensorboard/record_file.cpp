@@ -2,10 +2,9 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 
 #include <dvla/runtime/storage/durable_file.hpp>
+#include <dvla/runtime/storage/file_bytes.hpp>
 #include <dvla/runtime/tensorboard/crc32c.hpp>
 
 namespace dvla::tensorboard {
@@ -82,12 +81,9 @@ Expected<std::vector<std::string>> split_records(std::string_view bytes) {
 }
 
 Expected<std::vector<std::string>> read_records(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot open '" + path + "': " + describe_errno(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return Error("reading '" + path + "' failed: " + describe_errno(errno));
-  auto records = split_records(bytes.str());
+  auto bytes = read_file_bytes(path);
+  if (!bytes) return bytes.error();
+  auto records = split_records(*bytes);
   if (!records) return records.error().within("'" + path + "'");
   return records;
 }

@@ -1,10 +1,6 @@
 #include <dvla/runtime/tensorboard/run_board.hpp>
 
-#include <cerrno>
-#include <fstream>
-#include <iterator>
-
-#include <dvla/runtime/storage/durable_file.hpp>
+#include <dvla/runtime/storage/file_bytes.hpp>
 #include <dvla/runtime/video/gif_file.hpp>
 
 namespace dvla::tensorboard {
@@ -126,14 +122,13 @@ Expected<RunBoard> RunBoard::open(const std::string& logdir, std::optional<uint6
 }
 
 Expected<ImageValue> gif_image(std::string tag, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot open '" + path + "': " + describe_errno(errno));
-  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  auto frames = decode_gif(bytes);
+  auto bytes = read_file_bytes(path);
+  if (!bytes) return bytes.error();
+  auto frames = decode_gif(*bytes);
   if (!frames) return frames.error().within("'" + path + "'");
   if (frames->empty()) return Error("'" + path + "' holds no frames");
   return ImageValue{std::move(tag), frames->front().height, frames->front().width, 3,
-                    std::move(bytes)};
+                    std::move(*bytes)};
 }
 
 Status RunBoard::write(const RunStatus& s) {
