@@ -1,5 +1,6 @@
 #include <dvla/core/settings.hpp>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -81,11 +82,11 @@ std::string format_setting(const Setting& setting) {
   struct Format {
     std::string operator()(std::string* p) const { return *p; }
     std::string operator()(bool* p) const { return *p ? "true" : "false"; }
+    // The shortest text that reads back as the same double: 0.2, not 0.20000000000000001.
     std::string operator()(double* p) const {
-      std::ostringstream s;
-      s.precision(17);
-      s << *p;
-      return s.str();
+      std::array<char, 64> text;
+      const auto end = std::to_chars(text.data(), text.data() + text.size(), *p).ptr;
+      return std::string(text.data(), end);
     }
     std::string operator()(std::vector<int64_t>* p) const {
       std::string s;

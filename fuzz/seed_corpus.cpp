@@ -181,6 +181,15 @@ void configs(const fs::path& dir) {
   write(dir / "fuzz_config" / "cluster",
         "cluster.listen = 127.0.0.1:0\ncluster.nodes = 2\ndistribution.wire_dtype = bfloat16\n"
         "fault.max_restarts = 5\nfault.window_s = 60\nmode = sync\n");
+  write(dir / "fuzz_toml_config" / "sections",
+        "# the lift recipe, as configs/lift-grpo.toml\nenv = \"tabletop\"\nalgo = \"grpo\"\n"
+        "samplers = 2\n"
+        "max_env_steps = 3000000\n\n[tabletop]\nsuite = \"lift\"\nimage_size = 32\n\n"
+        "[ppo]\nlearning_rate = 1e-4\nlearning_rate_schedule = \"200:3e-5\"\n\n"
+        "[eval]\nevery = 20\nepisodes = 120\n");
+  write(dir / "fuzz_toml_config" / "dotted",
+        "cluster.listen = \"127.0.0.1:0\"\ncluster.nodes = 2\nmode = \"sync\"\n"
+        "fault.restart_trainer = true\nppo.clip = 0.2\n");
 }
 
 }  // namespace

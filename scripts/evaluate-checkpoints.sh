@@ -53,6 +53,30 @@ evaluation_row() {
       mean_return: .eval_mean_return}}' <<<"$summary"
 }
 
+# Progress over all the runs' checkpoints: done of total, seconds each, the time left.
+total=0
+done_count=0
+evaluated=0
+started=$SECONDS
+for dir in "$@"; do
+  for checkpoint in "$dir"/checkpoints/v[0-9]*; do
+    [ "$((10#${checkpoint##*/v}))" -ge "$from" ] && total=$((total + 1))
+  done
+done
+
+progress() {
+  local elapsed=$((SECONDS - started)) each left
+  done_count=$((done_count + 1))
+  if [ "$evaluated" -gt 0 ]; then
+    each=$((elapsed / evaluated))
+    left=$(((total - done_count) * each))
+    printf 'evaluate-checkpoints: %d/%d checkpoints, %d s each, about %d:%02d left\n' \
+      "$done_count" "$total" "$each" $((left / 60)) $((left % 60))
+  else
+    printf 'evaluate-checkpoints: %d/%d checkpoints\n' "$done_count" "$total"
+  fi
+}
+
 evaluate_run() {
   local dir=$1 out=$1/checkpoint-evaluations.jsonl checkpoint version output summary
   touch "$out"
@@ -62,6 +86,7 @@ evaluate_run() {
     if jq -e -n --argjson v "$version" --argjson n "$episodes" \
         'any(inputs; .last_eval.version == $v and .last_eval.episodes >= $n)' "$out" >/dev/null; then
       echo "$dir: v$version already evaluated on $episodes or more episodes"
+      progress
       continue
     fi
     output=$("$dvla_ppo" --eval "$checkpoint" --set "eval.episodes=$episodes" --json 2>&1) || {
@@ -78,6 +103,8 @@ evaluate_run() {
     jq -r --arg dir "$dir" --argjson v "$version" 'select(.last_eval.version == $v) | .last_eval |
         "\($dir): v\(.version) at \(.env_steps) env steps: success \(.success) over \(.episodes) episodes"' \
       "$out"
+    evaluated=$((evaluated + 1))
+    progress
   done
 }
 

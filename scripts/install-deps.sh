@@ -20,6 +20,7 @@ packages=(
   libboost-dev                              # Boost.CRC: CRC-32C of the event files' records
   libgif-dev                                # evaluation videos as animated GIFs
   libtoml11-dev                             # config files in TOML
+  libcli11-dev                              # the apps' flags, subcommands and --help
   jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
 )
 

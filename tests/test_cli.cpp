@@ -11,10 +11,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <utility>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/tensorboard/event_file.hpp>
 #include <dvla/runtime/video/gif_file.hpp>
 
@@ -60,13 +62,16 @@ std::string last_line(const std::string& text) {
 TEST_CASE("wrong flags and values say what is wrong and exit non-zero") {
   auto unknown = run("--sampler 3");
   CHECK(unknown.status == 2);
-  CHECK(unknown.output.find("unknown flag '--sampler'") != std::string::npos);
+  CHECK(unknown.output.find("not expected: 3 --sampler") != std::string::npos);
   auto value = run("--samplers many");
   CHECK(value.status == 2);
   CHECK(value.output.find("config key 'samplers': 'many' is not an integer") != std::string::npos);
   auto missing = run("--seed");
   CHECK(missing.status == 2);
-  CHECK(missing.output.find("--seed needs a value") != std::string::npos);
+  CHECK(missing.output.find("--seed: 1 required S missing") != std::string::npos);
+  auto set = run("--set seed");
+  CHECK(set.status == 2);
+  CHECK(set.output.find("--set: needs KEY=VALUE, got 'seed'") != std::string::npos);
   auto config = run("--config /no/such.conf");
   CHECK(config.status == 2);
   CHECK(config.output.find("cannot read config file '/no/such.conf'") != std::string::npos);
@@ -90,11 +95,74 @@ TEST_CASE("wrong flags and values say what is wrong and exit non-zero") {
         std::string::npos);
 }
 
-TEST_CASE("--help lists flags and config keys") {
-  auto help = run("--help");
-  CHECK(help.status == 0);
-  CHECK(help.output.find("--max-env-steps N") != std::string::npos);
-  CHECK(help.output.find("ppo.learning_rate") != std::string::npos);
+TEST_CASE("each app's --help is generated: its flags, and every config key it takes") {
+  const auto keys = dvla::config_keys();
+  REQUIRE(keys.size() > 50);
+  for (const auto& [program, args] : {std::pair<std::string, std::string>{DVLA_PPO, "--help"},
+                                      {DVLA_SFT, "train --help"},
+                                      {DVLA_BENCH, "--help"}}) {
+    const auto help = run_program(program, args);
+    INFO(program, " ", args);
+    CHECK(help.status == 0);
+    CHECK(help.output.find("--set KEY=VALUE") != std::string::npos);
+    for (const auto& k : keys) {
+      // A key's line: the key, then its doc; the default closes the doc.
+      const auto at = help.output.find("\n  " + k.key + " ");
+      const auto own_line = help.output.find("\n  " + k.key + "\n");
+      CHECK_MESSAGE((at != std::string::npos || own_line != std::string::npos), k.key);
+    }
+    CHECK(help.output.find("(default 0.001)") != std::string::npos);  // ppo.learning_rate
+  }
+  const auto ppo = run("--help");
+  CHECK(ppo.output.find("--max-env-steps N") != std::string::npos);
+  // A flag for a key says which key and its default.
+  CHECK(ppo.output.find("(samplers, default 2)") != std::string::npos);
+  const auto sft = run_program(DVLA_SFT, "--help");
+  CHECK(sft.status == 0);
+  CHECK(sft.output.find("record") != std::string::npos);
+  CHECK(sft.output.find("train") != std::string::npos);
+  const auto record = run_program(DVLA_SFT, "record --help");
+  CHECK(record.output.find("--per-task N") != std::string::npos);
+  const auto suites = run_program(DVLA_BENCH, "--help");
+  for (const char* suite : {"efficiency", "pipeline", "replication", "soak"})
+    CHECK_MESSAGE(suites.output.find("\n  " + std::string(suite) + " ") != std::string::npos,
+                  suite);
+  for (const char* app : {DVLA_RENDER, DVLA_NODE}) {
+    const auto help = run_program(app, "--help");
+    CHECK(help.status == 0);
+    CHECK(help.output.find("Usage:") != std::string::npos);
+  }
+}
+
+TEST_CASE("the other apps refuse bad command lines, naming what was wrong") {
+  check_refused(DVLA_SFT, "", 2, "A subcommand is required");
+  check_refused(DVLA_SFT, "record --per-task 0 --out x", 2, "--per-task: Value 0 not in range");
+  check_refused(DVLA_SFT, "record --per-task 3", 2, "--out is required");
+  check_refused(DVLA_SFT, "train --data x --out y --epochs 0", 2, "epochs must be 1..100000");
+  check_refused(DVLA_SFT, "train --data /no/such.dvla --out y", 2, "/no/such.dvla");
+  check_refused(DVLA_BENCH, "", 2, "which suite? (backpressure, cluster");
+  check_refused(DVLA_BENCH, "nosuch", 2, "not expected: nosuch");
+  check_refused(DVLA_BENCH, "expert --episodes 0", 2, "--episodes: Value 0 not in range");
+  check_refused(DVLA_BENCH, "pipeline --workload car", 2, "--workload: car not in");
+  check_refused(DVLA_NODE, "", 2, "--coordinator is required");
+  check_refused(DVLA_NODE, "--coordinator 127.0.0.1:9 --set seed=3", 2,
+                "a node takes only cluster.* settings");
+  check_refused(DVLA_RENDER, "--size 8", 2, "--size: Value 8 not in range 16 to 512");
+}
+
+TEST_CASE("flags for one config key apply in command-line order after --config") {
+  const std::string quick = " --max-env-steps 1000 --set eval.episodes=2 --json";
+  std::ofstream("test_cli_order.conf") << "seed = 9\n";
+  for (const auto& [args, seed] :
+       {std::pair<std::string, int>{"--seed 3 --set seed=5", 5},
+        {"--set seed=5 --seed 3", 3},
+        {"--seed 4 --config test_cli_order.conf", 4},  // the file first, whatever its place
+        {"--config test_cli_order.conf", 9}}) {
+    const auto o = run(args + quick);
+    INFO(args, "\n", o.output);
+    REQUIRE(o.status == 0);
+    CHECK(nlohmann::json::parse(last_line(o.output))["seed"].get<int>() == seed);
+  }
 }
 
 TEST_CASE("--json ends stdout with one JSON object holding the summary") {
@@ -513,9 +581,10 @@ TEST_CASE(
   // Each evaluation during the run: a GIF of its first episode (16-pixel cameras scaled to 128),
   // named on its progress line and shown by TensorBoard as eval/video. The run's end waits for
   // its evaluations (eval.backlog), so at least the last one is reported.
-  std::vector<std::string> videos;
+  std::vector<std::string> videos, final_videos;
   for (const auto& entry : std::filesystem::directory_iterator(dir + "/videos"))
-    videos.push_back(entry.path().string());
+    (entry.path().filename().string().rfind("final_v", 0) == 0 ? final_videos : videos)
+        .push_back(entry.path().string());
   REQUIRE(!videos.empty());
   CHECK(train.output.find("  video: " + dir + "/videos/eval_v") != std::string::npos);
   // A frame for the start and each step: lift is not solved this early, so every episode of
@@ -538,16 +607,30 @@ TEST_CASE(
   CHECK(frames->size() == 1 + length);
   CHECK(frames->front().width == 2 * 128);
   CHECK(frames->front().height == 128);
-  size_t images = 0;
+  size_t images = 0, final_images = 0;
   for (const auto& file : dvla::tensorboard::event_files(dir)) {
     const auto events = dvla::tensorboard::read_event_file(file);
     REQUIRE(events);
     for (const auto& e : *events)
-      for (const auto& i : e.summary.images) images += i.tag == "eval/video" && i.width == 256;
+      for (const auto& i : e.summary.images) {
+        images += i.tag == "eval/video" && i.width == 256;
+        final_images += i.tag == "final_eval/video" && i.width == 256;
+      }
   }
   // Each reported evaluation's (one still running when the run ended wrote its GIF unreported).
   CHECK(images >= lengths.size());
   CHECK(images <= videos.size());
+  // The final evaluation's video too: named, decodable, in TensorBoard.
+  REQUIRE(final_videos.size() == 1);
+  CHECK(train.output.find("video of the final evaluation: " + final_videos.front()) !=
+        std::string::npos);
+  std::ifstream final_file(final_videos.front(), std::ios::binary);
+  const auto final_frames =
+      dvla::decode_gif(std::string{std::istreambuf_iterator<char>(final_file), {}});
+  REQUIRE(final_frames);
+  CHECK(final_frames->size() >= 2);
+  CHECK(final_frames->front().width == 2 * 128);
+  CHECK(final_images == 1);
 
   auto gif = run_program(DVLA_RENDER, "--task lift/blue --size 32 --gif --policy " + dir +
                                           " --out " + dir + "-c.gif");

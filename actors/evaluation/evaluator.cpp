@@ -48,14 +48,10 @@ void build(EvaluatorState& s) {
 
 // A video of this evaluation: every video_every-th, for envs with camera images.
 std::optional<EpisodeVideo> due_video(const EvaluatorState& s) {
-  const auto& spec = s.env->spec();
-  if (s.setup.video_dir.empty() || s.setup.video_every <= 0 || spec.image_shape.size() != 4 ||
+  if (s.setup.video_dir.empty() || s.setup.video_every <= 0 ||
       (s.evaluations - 1) % static_cast<uint64_t>(s.setup.video_every) != 0)
     return std::nullopt;
-  // Tiles of at least 128 pixels: a 32 or 64 pixel camera is scaled up to be seen.
-  const int height = static_cast<int>(spec.image_shape[1]);
-  const int scale = std::max(1, (128 + height - 1) / height);
-  return EpisodeVideo(spec, static_cast<size_t>(s.setup.video_episodes), scale);
+  return evaluation_video(s.env->spec(), static_cast<size_t>(s.setup.video_episodes));
 }
 
 // <video_dir>/eval_v<version>.gif, named in the report; a failure is named there instead.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/child_process.hpp"
 
@@ -89,20 +90,23 @@ Expected<nlohmann::json> bench_cluster(const BenchOptions& options) {
              "per node /s", "lag", "segments MB");
   nlohmann::json out;
   double one = 0;
+  ProgressMeter meter({"cluster:", "runs", c.node_counts.size()});
   for (int nodes : c.node_counts) {
     auto f = run_cluster(nodes, c);
     if (!f) return Error(std::to_string(nodes) + " node(s): " + f.error().message());
     if (nodes == 1) one = f->steps_per_second;
     const double ratio = one > 0 ? f->steps_per_second / one : 0;
-    fmt::print("{:>5} {:>12.0f} {:>9.2f}x {:>14.0f} {:>9.2f} {:>12.1f}\n", nodes,
-               f->steps_per_second, ratio, f->steps_per_second / nodes, f->policy_lag,
-               f->segment_mb);
+    meter.note(fmt::format("{:>5} {:>12.0f} {:>9.2f}x {:>14.0f} {:>9.2f} {:>12.1f}", nodes,
+                           f->steps_per_second, ratio, f->steps_per_second / nodes,
+                           f->policy_lag, f->segment_mb));
+    meter.update(out["nodes"].size() + 1);
     out["nodes"][std::to_string(nodes)] = {{"steps_per_second", f->steps_per_second},
                                            {"over_one_node", ratio},
                                            {"env_steps", f->env_steps},
                                            {"policy_lag_mean", f->policy_lag},
                                            {"segment_mb", f->segment_mb}};
   }
+  meter.finish();
   fmt::print("\n");
   auto planes = bench_planes(options);
   if (!planes) return planes.error().within("control round trips under a flood");

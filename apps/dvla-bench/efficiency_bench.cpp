@@ -10,6 +10,7 @@
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/suite_settings.hpp"
 
@@ -111,10 +112,12 @@ Expected<json> bench_efficiency(const BenchOptions& options) {
   json seeds = json::array();
   std::vector<double> step_ratios, wall_ratios;
   uint64_t sync_total = 0, async_total = 0;
+  ProgressMeter meter({"efficiency:", "runs", 2 * static_cast<uint64_t>(options.seeds)});
   for (int i = 0; i < options.seeds; ++i) {
     config->run.seed = first_seed + static_cast<uint64_t>(i);
     auto sync = run_to_target(*config, RunMode::sync);
     if (!sync) return sync.error().within("seed " + std::to_string(config->run.seed));
+    meter.update(2 * static_cast<uint64_t>(i) + 1);
     auto async = run_to_target(*config, RunMode::async);
     if (!async) return async.error().within("seed " + std::to_string(config->run.seed));
     json row = {{"seed", config->run.seed}, {"sync", to_json(*sync)}, {"async", to_json(*async)}};
@@ -129,12 +132,14 @@ Expected<json> bench_efficiency(const BenchOptions& options) {
       step_ratio = fmt::format("{:.2f}", step_ratios.back());
       wall_ratio = fmt::format("{:.2f}", wall_ratios.back());
     }
-    fmt::print("  {:>4}  {:>11}  {:>11}  {:>5} | {:>7.1f}  {:>7.1f}  {:>5} | {:.2f}\n",
-               config->run.seed, steps_text(*sync), steps_text(*async), step_ratio,
-               sync->wall_seconds, async->wall_seconds, wall_ratio, async->policy_lag_mean);
-    std::fflush(stdout);
+    meter.note(fmt::format("  {:>4}  {:>11}  {:>11}  {:>5} | {:>7.1f}  {:>7.1f}  {:>5} | {:.2f}",
+                           config->run.seed, steps_text(*sync), steps_text(*async), step_ratio,
+                           sync->wall_seconds, async->wall_seconds, wall_ratio,
+                           async->policy_lag_mean));
+    meter.update(2 * static_cast<uint64_t>(i) + 2);
     seeds.push_back(row);
   }
+  meter.finish();
   json j = {{"env", config->env.name},
             {"target", target_text(*config)},
             {"seeds", seeds},

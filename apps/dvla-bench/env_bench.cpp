@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iterator>
 #include <thread>
 
 #include <dvla/envs/tabletop/scripted_expert.hpp>
 #include <dvla/envs/tabletop/tabletop_batch.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/resident_memory.hpp"
 
@@ -144,6 +146,8 @@ Expected<nlohmann::json> bench_env(const BenchOptions& options) {
              "best (median)", "best (median)", "1 thr us", fmt::format("{} thr us", cores), "");
   nlohmann::json rows = nlohmann::json::array();
   nlohmann::json result;
+  ProgressMeter meter({"env:", "rounds", std::size(cases) * static_cast<uint64_t>(rounds)});
+  uint64_t measured = 0;
   for (const auto& c : cases) {
     Workload single(c, 1), parallel(c, cores);
     std::vector<double> ones, alls, cpu_ones, cpu_alls, cores_all;
@@ -155,16 +159,16 @@ Expected<nlohmann::json> bench_env(const BenchOptions& options) {
       cpu_ones.push_back(a.cpu_us_per_step);
       cpu_alls.push_back(b.cpu_us_per_step);
       cores_all.push_back(b.cores);
+      meter.update(++measured, c.name);
     }
     const double one = best(ones), all = best(alls);
     const double one_median = median(ones), all_median = median(alls);
     const double cpu_one = median(cpu_ones), cpu_all = median(cpu_alls);
-    fmt::print(
+    meter.note(fmt::format(
         "{:<22} {:>11.0f} ({:>6.0f}) {:>13.0f} ({:>6.0f}) {:>8.2f}x ({:.2f}x) {:>9.0f} {:>9.0f} "
-        "{:>6.2f}\n",
+        "{:>6.2f}",
         c.name, one, one_median, all, all_median, all / one, all_median / one_median, cpu_one,
-        cpu_all, median(cores_all));
-    std::fflush(stdout);
+        cpu_all, median(cores_all)));
     rows.push_back({{"images", c.name},
                     {"size", c.size},
                     {"cameras", int(c.front) + int(c.wrist)},
@@ -180,6 +184,7 @@ Expected<nlohmann::json> bench_env(const BenchOptions& options) {
                     {"windows_1_thread", ones},
                     {"windows_all_threads", alls}});
   }
+  meter.finish();
   fmt::print(
       "\ncpu/step: process CPU time per env step (median), 1 thread and {} threads; cores: "
       "CPU time over wall time in the {}-thread windows (median). Scaling = cores obtained "

@@ -5,6 +5,7 @@
 #include <dvla/envs/tabletop/scripted_expert.hpp>
 #include <dvla/envs/tabletop/suite.hpp>
 #include <dvla/envs/tabletop/tabletop_env.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 
 namespace dvla::apps {
@@ -50,6 +51,7 @@ Expected<nlohmann::json> bench_expert(const BenchOptions& options) {
              "zero");
   nlohmann::json result;
   const char* families[] = {"lift", "push", "place_bowl", "stack"};
+  ProgressMeter meter({"expert:", "episodes", 4 * static_cast<uint64_t>(n)});
   for (uint64_t f = 0; f < 4; ++f) {
     const char* family = families[f];
     const auto s = suite(family).value();
@@ -69,12 +71,14 @@ Expected<nlohmann::json> bench_expert(const BenchOptions& options) {
           random);
       run_episode(
           env, start, [](const TabletopState&) { return std::array<float, action_size>{}; }, zero);
+      meter.update(f * static_cast<uint64_t>(n) + static_cast<uint64_t>(e) + 1, family);
     }
     const double rate = static_cast<double>(expert.successes) / n;
-    fmt::print("{:<11} {:>8.1f}% {:>12.1f} / {:>3} {:>8.1f}% {:>8.1f}%\n", family, 100 * rate,
-               expert.successes ? expert.length_sum / expert.successes : 0.0, expert.longest,
-               100.0 * random.successes / n, 100.0 * zero.successes / n);
-    std::fflush(stdout);
+    meter.note(fmt::format("{:<11} {:>8.1f}% {:>12.1f} / {:>3} {:>8.1f}% {:>8.1f}%", family,
+                           100 * rate,
+                           expert.successes ? expert.length_sum / expert.successes : 0.0,
+                           expert.longest, 100.0 * random.successes / n,
+                           100.0 * zero.successes / n));
     result[std::string("scripted_success_") + family] = rate;
     result[std::string("random_success_") + family] = static_cast<double>(random.successes) / n;
     result[std::string("zero_success_") + family] = static_cast<double>(zero.successes) / n;

@@ -1,5 +1,6 @@
 // dvla-bench SUITE: measurements of dvla's parts, each in one run. A readable table on stdout;
 // with --json, one JSON object as the last stdout line.
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <map>
@@ -7,6 +8,7 @@
 
 #include <dvla/runtime/platform/blas_info.hpp>
 #include "common/command_line.hpp"
+#include "common/config_flags.hpp"
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/planes_actors.hpp"
 
@@ -66,47 +68,51 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
   return s;
 }
 
-dvla::Expected<double> positive_number(const std::string& text) {
-  size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(x > 0))
-    return dvla::Error("'" + text + "' is not a positive number");
-  return x;
-}
+const char* set_help =
+    "pipeline, runtime, backpressure, efficiency, soak: a config key (as for dvla-ppo, listed "
+    "below; efficiency: stop.eval_return or stop.eval_success sets the target); planes: sources, "
+    "credits, segment_kib, work_us, rounds; memory: kind (host|cuda), total_mib, weights_mib, "
+    "sim_live_mib, cycles; replication: params_m, replicas (one size only), nodes (the most), "
+    "versions, fanout, chunk_kib";
 
-std::string help() {
-  std::string text =
-      "dvla-bench: measure dvla's parts.\n\nUsage: dvla-bench SUITE [--json] [--seconds S] "
-      "[--episodes N]\n                  [--workload NAME] [--steps N] [--latency-us N] "
-      "[--seeds N] [--set KEY=VALUE]\n\nSuites:\n";
-  for (const auto& [name, suite] : suites())
-    text += fmt::format("  {:<12} {}\n", name, suite.second);
-  text +=
-      "\nFlags:\n"
-      "  --json          print the figures as one JSON object on the last stdout line\n"
-      "  --seconds S     seconds per timed figure (default 2); soak: per workload (3600)\n"
-      "  --episodes N    episodes per family for the expert suite (default 200)\n"
-      "  --workload NAME pipeline: synthetic | cartpole | tabletop | all (default all; the\n"
-      "                  first one's figures lead the JSON, all are under 'workloads')\n"
-      "  --steps N       pipeline: env steps per mode (default: 200000; tabletop 20000);\n"
-      "                  runtime: env steps per sampler count (default 4000000);\n"
-      "                  backpressure: env steps (default 150000);\n"
-      "                  efficiency: env steps at most per run (default 300000)\n"
-      "  --latency-us N  pipeline: synthetic env latency per env step (default 40)\n"
-      "  --seeds N       efficiency: seed pairs, from the config's seed (default 5)\n"
-      "  --set KEY=VALUE pipeline, runtime, backpressure, efficiency, soak: a config key (as for\n"
-      "                  dvla-ppo; efficiency: stop.eval_return or stop.eval_success sets the\n"
-      "                  target);\n"
-      "                  planes: sources, credits, segment_kib, work_us, rounds;\n"
-      "                  memory: kind (host|cuda), total_mib, weights_mib, sim_live_mib, cycles;\n"
-      "                  replication: params_m, replicas (one size only), nodes (the most),\n"
-      "                  versions, fanout, chunk_kib\n";
-  return text;
+void add_flags(CLI::App& app, dvla::apps::ConfigFlags& flags, BenchOptions& o, bool& json) {
+  using dvla::apps::flag_help;
+  app.add_flag("--json", json, "print the figures as one JSON object on the last stdout line");
+  app.add_option_function<double>(
+         "--seconds",
+         [&o](double s) {
+           o.seconds = s;
+           o.seconds_given = true;
+         },
+         "seconds per timed figure (default 2); soak: per workload (3600)")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--episodes", o.episodes, "expert: episodes per family")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--workload", o.workload,
+                 flag_help("pipeline: synthetic | cartpole | tabletop | all (the first one's "
+                           "figures lead the JSON, all are under 'workloads')"))
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"synthetic", "cartpole", "tabletop", "all"}))
+      ->capture_default_str();
+  app.add_option("--steps", o.steps,
+                 flag_help("pipeline: env steps per mode (default: 200000; tabletop 20000); "
+                           "runtime: env steps per sampler count (default 4000000); "
+                           "backpressure: env steps (default 150000); efficiency: env steps at "
+                           "most per run (default 300000)"))
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--latency-us", o.latency_us, "pipeline: synthetic env latency per env step")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}))
+      ->capture_default_str();
+  app.add_option("--seeds", o.seeds, "efficiency: seed pairs, from the config's seed")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  flags.add_set_flag(set_help);
 }
 
 }  // namespace
@@ -117,59 +123,29 @@ int main(int argc, char** argv) {
     return dvla::apps::planes::run_worker(argc, argv);
   if (argc > 1 && std::string(argv[1]) == "replication-worker")
     return dvla::apps::replication::run_worker(argc, argv);
-  dvla::apps::CommandLine line(argc, argv);
+  CLI::App app(dvla::apps::app_description("dvla-bench: measure dvla's parts, each suite in one "
+                                           "run; ratios come from the same run."),
+               "dvla-bench");
+  dvla::apps::use_dvla_help_format(app);
+  app.fallthrough();  // the flags may follow the suite: dvla-bench pipeline --steps 1000
+  app.require_subcommand(0, 1);  // none: "which suite?" below, naming them
   BenchOptions options;
   bool json = false;
+  dvla::apps::ConfigFlags flags(app);
+  add_flags(app, flags, options, json);
   std::string suite;
-  while (!line.done()) {
-    const std::string word = line.take();
-    if (word == "--help" || word == "-h") {
-      fmt::print("{}", help());
-      return 0;
-    } else if (word == "--json") {
-      json = true;
-    } else if (word == "--workload" || word == "--set") {
-      auto v = line.value_of(word);
-      const auto eq = v ? v->find('=') : std::string::npos;
-      if (!v || (word == "--set" && eq == std::string::npos)) {
-        fmt::print(stderr, "dvla-bench: {}\n",
-                   v ? word + " needs key=value, got '" + *v + "'" : v.error().message());
-        return 2;
-      }
-      if (word == "--workload")
-        options.workload = *v;
-      else
-        options.settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
-    } else if (word == "--seconds" || word == "--episodes" || word == "--steps" ||
-               word == "--latency-us" || word == "--seeds") {
-      auto v = line.value_of(word);
-      auto x = v ? positive_number(*v) : dvla::Expected<double>(v.error());
-      if (!x) {
-        fmt::print(stderr, "dvla-bench: {}: {}\n", word, x.error().message());
-        return 2;
-      }
-      if (word == "--seconds")
-        options.seconds = *x, options.seconds_given = true;
-      else if (word == "--episodes")
-        options.episodes = static_cast<int>(*x);
-      else if (word == "--steps")
-        options.steps = static_cast<uint64_t>(*x);
-      else if (word == "--seeds")
-        options.seeds = static_cast<int>(*x);
-      else
-        options.latency_us = static_cast<int64_t>(*x);
-    } else if (suite.empty() && word.rfind("--", 0) != 0) {
-      suite = word;
-    } else {
-      fmt::print(stderr, "dvla-bench: unexpected argument '{}'\n{}", word, help());
-      return 2;
-    }
-  }
+  for (const auto& [name, entry] : suites())
+    app.add_subcommand(name, dvla::apps::flag_help(entry.second))
+        ->callback([&suite, name = name] { suite = name; })
+        ->footer("Its flags are dvla-bench's (dvla-bench --help), before or after its name.");
+  app.footer(dvla::apps::config_keys_help);
+  if (auto status = dvla::apps::parse_command_line(app, argc, argv)) return *status;
+  for (const auto& [key, value] : flags.settings()) options.settings.emplace_back(key, value);
   const auto found = suites().find(suite);
   if (found == suites().end()) {
-    fmt::print(stderr, "dvla-bench: {}\n{}",
-               suite.empty() ? "which suite?" : "unknown suite '" + suite + "'", help());
-    return 2;
+    std::string names;
+    for (const auto& entry : suites()) names += (names.empty() ? "" : ", ") + entry.first;
+    return dvla::apps::refuse_command_line("dvla-bench", "which suite? (" + names + ")");
   }
   fmt::print("BLAS: {}\n", dvla::loaded_blas());
   try {

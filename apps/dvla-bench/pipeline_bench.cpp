@@ -7,6 +7,7 @@
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "common/lane_summary.hpp"
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/suite_settings.hpp"
@@ -64,19 +65,22 @@ struct ModeRun {
   LaneReport lanes;
 };
 
-Expected<ModeRun> run_mode(Config config, RunMode mode) {
+// `meter` counts env steps over all runs; this run's start at `before`.
+Expected<ModeRun> run_mode(Config config, RunMode mode, ProgressMeter& meter, uint64_t before) {
   config.run.mode = mode;
-  auto result = train(config, default_graph_parts(config));
+  auto result = train(config, default_graph_parts(config), [&](const RunStatus& s) {
+    meter.update(before + s.env_steps, std::string(to_text(mode)));
+  });
   if (!result) return result.error().within(std::string(to_text(mode)) + " run");
   return ModeRun{result->status.steps_per_second, result->status, result->lanes};
 }
 
-Expected<json> compare(const Workload& w, int cores) {
-  fmt::print("{}: {} ({} env steps per mode)\n", w.name, w.description, w.config.run.max_env_steps);
-  std::fflush(stdout);
-  auto sync = run_mode(w.config, RunMode::sync);
+Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint64_t before) {
+  meter.note(fmt::format("{}: {} ({} env steps per mode)", w.name, w.description,
+                         w.config.run.max_env_steps));
+  auto sync = run_mode(w.config, RunMode::sync, meter, before);
   if (!sync) return sync.error();
-  auto async = run_mode(w.config, RunMode::async);
+  auto async = run_mode(w.config, RunMode::async, meter, before + w.config.run.max_env_steps);
   if (!async) return async.error();
   const double speedup = async->steps_per_second / sync->steps_per_second;
   const double ideal = ideal_speedup(sync->lanes, sync->status.env_steps, cores);
@@ -92,11 +96,14 @@ Expected<json> compare(const Workload& w, int cores) {
             {"policy_lag_mean", async->status.policy_lag_mean},
             {"policy_lag_distribution", policy_lag_json(async->status.policy_lag_samples)},
             {"cores", cores}};
-  fmt::print("  sync  {:>9.0f} steps/s | {}\n", sync->steps_per_second, lanes_line(sync->lanes));
-  fmt::print("  async {:>9.0f} steps/s | {}\n", async->steps_per_second, lanes_line(async->lanes));
-  fmt::print("  speedup {:.2f}, ideal {:.2f}, efficiency {:.2f}, async policy lag {:.2f}\n",
-             speedup, ideal, j["efficiency"].get<double>(), async->status.policy_lag_mean);
-  std::fflush(stdout);
+  meter.note(fmt::format("  sync  {:>9.0f} steps/s | {}", sync->steps_per_second,
+                         lanes_line(sync->lanes)));
+  meter.note(fmt::format("  async {:>9.0f} steps/s | {}", async->steps_per_second,
+                         lanes_line(async->lanes)));
+  meter.note(fmt::format("  speedup {:.2f}, ideal {:.2f}, efficiency {:.2f}, async policy lag "
+                         "{:.2f}",
+                         speedup, ideal, j["efficiency"].get<double>(),
+                         async->status.policy_lag_mean));
   return j;
 }
 
@@ -115,11 +122,17 @@ Expected<json> bench_pipeline(const BenchOptions& options) {
     return Error("workload '" + options.workload + "' is not synthetic, cartpole, tabletop or all");
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   json all = json::object();
+  uint64_t total = 0;
+  for (const auto& w : workloads) total += 2 * w.config.run.max_env_steps;
+  ProgressMeter meter({"pipeline:", "env steps", total});
+  uint64_t before = 0;
   for (const auto& w : workloads) {
-    auto figures = compare(w, cores);
+    auto figures = compare(w, cores, meter, before);
     if (!figures) return figures.error().within(w.name);
     all[w.name] = *figures;
+    before += 2 * w.config.run.max_env_steps;
   }
+  meter.finish();
   // The first workload's figures (the synthetic one, unless another was chosen) lead.
   json summary = all[workloads.front().name];
   summary["workload"] = workloads.front().name;

@@ -29,6 +29,7 @@
 #include <dvla/actors/distribution/distributor.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
 #include "dvla-bench/bench.hpp"
@@ -245,6 +246,9 @@ Expected<nlohmann::json> bench_replication(const BenchOptions& options) {
   fmt::print("{:>7} {:>5} {:>8} {:<13} {:>14} {:>7} {:>10} {:>9}\n", "params", "nodes",
              "replicas", "mode", "learner MB/v", "copies", "to last s", "x 1 node");
   nlohmann::json out;
+  ProgressMeter meter({"replication:", "configurations",
+                       c.params.size() * c.replicas.size() * 3 * c.nodes.size()});
+  uint64_t configurations = 0;
   for (uint64_t params : c.params) {
     const auto p = std::to_string(params / 1'000'000) + "M";
     for (int replicas : c.replicas) {
@@ -254,9 +258,10 @@ Expected<nlohmann::json> bench_replication(const BenchOptions& options) {
           const double need = planned_mib(params, nodes, replicas, mode);
           auto& j = out["configurations"][p][std::to_string(replicas) + " replicas"]
                        [mode_name(mode)][std::to_string(nodes) + " nodes"];
+          meter.update(configurations++);
           if (need > budget) {
-            fmt::print("{:>7} {:>5} {:>8} {:<13} skipped: needs about {:.0f} MiB\n", p, nodes,
-                       replicas, mode_name(mode), need);
+            meter.note(fmt::format("{:>7} {:>5} {:>8} {:<13} skipped: needs about {:.0f} MiB", p,
+                                   nodes, replicas, mode_name(mode), need));
             j = {{"skipped", "needs about " + std::to_string(static_cast<int>(need)) + " MiB"}};
             continue;
           }
@@ -266,9 +271,9 @@ Expected<nlohmann::json> bench_replication(const BenchOptions& options) {
                                                 replicas, mode_name(mode)));
           if (nodes == 1) one_node = f->seconds;
           const double ratio = one_node > 0 ? f->seconds / one_node : 0;
-          fmt::print("{:>7} {:>5} {:>8} {:<13} {:>14.1f} {:>7.1f} {:>10.3f} {:>8.2f}x\n", p, nodes,
-                     replicas, mode_name(mode), f->learner_mb, f->copies, f->seconds, ratio);
-          std::fflush(stdout);
+          meter.note(fmt::format("{:>7} {:>5} {:>8} {:<13} {:>14.1f} {:>7.1f} {:>10.3f} {:>8.2f}x",
+                                 p, nodes, replicas, mode_name(mode), f->learner_mb, f->copies,
+                                 f->seconds, ratio));
           j = {{"learner_mb_per_version", f->learner_mb},
                {"learner_copies_per_version", f->copies},
                {"seconds_to_last_replica", f->seconds},
@@ -277,6 +282,8 @@ Expected<nlohmann::json> bench_replication(const BenchOptions& options) {
       }
     }
   }
+  meter.update(configurations);
+  meter.finish();
   fmt::print("\nlocal fan-out in one process (a distributor staging into its replicas):\n");
   fmt::print("{:>7} {:>12} {:>14} {:>14} {:>10}\n", "params", "memcpy s", "1 replica s",
              "4 replicas s", "4 / memcpy");

@@ -4,9 +4,11 @@
 #include <fmt/core.h>
 
 #include <thread>
+#include <vector>
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "common/lane_summary.hpp"
 #include "dvla-bench/bench.hpp"
 
@@ -43,7 +45,9 @@ Expected<json> bench_runtime(const BenchOptions& options) {
   json runs = json::array();
   double best = 0, best_overhead = 0;
   int best_samplers = 0;
-  for (int samplers : {1, 2, 4, 8, 16, 32, 64}) {
+  const std::vector<int> sampler_counts{1, 2, 4, 8, 16, 32, 64};
+  ProgressMeter meter({"runtime:", "runs", sampler_counts.size()});
+  for (int samplers : sampler_counts) {
     auto config = runtime_config(options, samplers);
     for (const auto& [key, value] : options.settings)
       if (auto s = set_config_value(config, key, value); !s) return s.error();
@@ -55,10 +59,11 @@ Expected<json> bench_runtime(const BenchOptions& options) {
     const double work_s =
         (seconds_of(result->lanes, "env_step") + seconds_of(result->lanes, "forward")) / cores;
     const double overhead_us = 1e6 * (s.wall_seconds - work_s) / steps;
-    fmt::print("{:>3} samplers x {} envs: {:>10.0f} env steps/s, overhead {:.3f} us/step | {}\n",
-               samplers, config.graph.envs_per_sampler, s.steps_per_second, overhead_us,
-               lanes_line(result->lanes));
-    std::fflush(stdout);
+    meter.note(fmt::format("{:>3} samplers x {} envs: {:>10.0f} env steps/s, overhead {:.3f} "
+                           "us/step | {}",
+                           samplers, config.graph.envs_per_sampler, s.steps_per_second,
+                           overhead_us, lanes_line(result->lanes)));
+    meter.update(runs.size() + 1);
     runs.push_back({{"samplers", samplers},
                     {"envs_per_sampler", config.graph.envs_per_sampler},
                     {"steps_per_second", s.steps_per_second},
@@ -72,6 +77,7 @@ Expected<json> bench_runtime(const BenchOptions& options) {
       best_samplers = samplers;
     }
   }
+  meter.finish();
   fmt::print("best: {} samplers, {:.0f} env steps/s, {:.3f} us overhead per env step\n",
              best_samplers, best, best_overhead);
   return json{{"runs", runs},

@@ -14,6 +14,7 @@
 
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/resident_memory.hpp"
 
@@ -67,8 +68,9 @@ class ScratchLogdir {
   std::string path_;
 };
 
-Expected<nlohmann::json> soak(const std::string& env, double seconds,
-                              const BenchOptions& options) {
+// `meter` counts seconds over both workloads; this one's start at `before`.
+Expected<nlohmann::json> soak(const std::string& env, double seconds, const BenchOptions& options,
+                              ProgressMeter& meter, double before) {
   ScratchLogdir logdir;
   if (logdir.path().empty()) return Error("soak: cannot make a temporary logdir");
   Config c;
@@ -86,6 +88,8 @@ Expected<nlohmann::json> soak(const std::string& env, double seconds,
   std::vector<Sample> samples;
   auto result = train(c, default_graph_parts(c), [&](const RunStatus& s) {
     samples.push_back({s.wall_seconds, resident_mib(), static_cast<double>(open_fds())});
+    meter.update(static_cast<uint64_t>(before + s.wall_seconds),
+                 fmt::format("{} at {:.0f} MiB resident", env, samples.back().resident_mib));
   });
   if (!result) return result.error().within("soak on " + env);
   // Warm-up: the first fifth of the run, at most 5 minutes.
@@ -98,14 +102,14 @@ Expected<nlohmann::json> soak(const std::string& env, double seconds,
   const double fds_per_hour = 3600 * slope(settled, [](const Sample& s) { return s.open_fds; });
   const auto& first = settled.front();
   const auto& last = settled.back();
-  fmt::print(
+  meter.note(fmt::format(
       "{:<10} {:6.0f} s, {} env steps ({:.0f}/s), version {}, {} evaluations, checkpoints in a "
       "scratch logdir\n"
       "           after {:.0f} s of warm-up: resident {:.1f} -> {:.1f} MiB, growth {:+.2f} MiB/h; "
-      "open fds {:.0f} -> {:.0f}, growth {:+.2f}/h\n",
+      "open fds {:.0f} -> {:.0f}, growth {:+.2f}/h",
       env, result->status.wall_seconds, result->status.env_steps, result->status.steps_per_second,
       result->status.version, result->status.evaluations, warm_up, first.resident_mib,
-      last.resident_mib, rss_per_hour, first.open_fds, last.open_fds, fds_per_hour);
+      last.resident_mib, rss_per_hour, first.open_fds, last.open_fds, fds_per_hour));
   nlohmann::json curve = nlohmann::json::array();
   for (const auto& s : samples) curve.push_back({s.seconds, s.resident_mib, s.open_fds});
   return nlohmann::json{{"env", env},
@@ -127,11 +131,15 @@ Expected<nlohmann::json> soak(const std::string& env, double seconds,
 Expected<nlohmann::json> bench_soak(const BenchOptions& options) {
   const double seconds = options.seconds_given ? options.seconds : 3600;
   nlohmann::json out = {{"workloads", nlohmann::json::array()}};
+  ProgressMeter meter({"soak:", "seconds", static_cast<uint64_t>(2 * seconds)});
+  double before = 0;
   for (const char* env : {"cartpole", "synthetic"}) {
-    auto figures = soak(env, seconds, options);
+    auto figures = soak(env, seconds, options, meter, before);
     if (!figures) return figures.error();
     out["workloads"].push_back(*figures);
+    before += seconds;
   }
+  meter.finish();
   return out;
 }
 

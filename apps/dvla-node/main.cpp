@@ -1,125 +1,106 @@
 // dvla-node: a node of a multi-node run. Joins the coordinator (dvla-ppo --listen), hosts the
 // samplers, inference replicas and distributor it is assigned, and collects until the run is
 // over. docs/multi-node.md shows a cluster on one machine and on several.
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <vector>
+#include <variant>
 
 #include <dvla/actors/cluster/node.hpp>
 #include "common/command_line.hpp"
+#include "common/config_flags.hpp"
 #include "common/run_signals.hpp"
 
 namespace {
 
-std::string help() {
-  std::string text =
-      "dvla-node: join a multi-node dvla run as a node: host samplers, inference replicas and a\n"
-      "distributor; observations and actions stay here, segments go to the coordinator's\n"
-      "learner, weights come from it (directly, or through another node: a relay tree).\n\n"
-      "Usage: dvla-node --coordinator HOST:PORT [flags]\n\n"
-      "Flags:\n"
-      "  --coordinator HOST:PORT the coordinator (dvla-ppo --listen HOST:PORT)\n"
-      "  --name NAME             this node's name in the run (default HOST/PID); unique\n"
-      "  --samplers N            samplers to host (default: the coordinator's\n"
-      "                          cluster.node_samplers, or half this machine's cores)\n"
-      "  --relay-host HOST       where nodes that take their weights from this one reach it\n"
-      "                          (default 127.0.0.1 with a coordinator on loopback, else\n"
-      "                          this host's name)\n"
-      "  --config FILE           cluster.* settings from FILE (key = value lines)\n"
-      "  --set KEY=VALUE         a cluster.* setting of this node: cluster.heartbeat_interval_s,\n"
-      "                          cluster.connection_timeout_s (as on the coordinator),\n"
-      "                          cluster.join_timeout_s (how long to keep dialling),\n"
-      "                          cluster.tls.certificate, cluster.tls.key, cluster.tls.cafile\n"
-      "  --help                  this text\n\n"
-      "The run's settings come from the coordinator. SIGINT or SIGTERM stops the node; the\n"
-      "run goes on without it (and counts what the learner acknowledged from it).\n\n"
-      "Exit status: 0 when the coordinator released it (the run is over) or a signal stopped\n"
-      "it; 1 when the coordinator was unreachable, refused it or was lost, or an actor failed;\n"
-      "2 for bad flags.\n";
-  return text;
-}
+const char* description =
+    "dvla-node: join a multi-node dvla run as a node: host samplers, inference replicas and a "
+    "distributor; observations and actions stay here, segments go to the coordinator's "
+    "learner, weights come from it (directly, or through another node: a relay tree).";
 
-struct NodeOptions {
+const char* footer =
+    "The run's settings come from the coordinator. SIGINT or SIGTERM stops the node; the run "
+    "goes on without it (and counts what the learner acknowledged from it).\n\n"
+    "Exit status: 0 when the coordinator released it (the run is over) or a signal stopped it; "
+    "1 when the coordinator was unreachable, refused it or was lost, or an actor failed; 2 for "
+    "bad flags.";
+
+struct NodeFlags {
+  std::string coordinator;
   dvla::NodeSetup setup;
-  bool help = false;
 };
 
-dvla::Expected<NodeOptions> parse(int argc, char** argv) {
-  NodeOptions o;
-  dvla::Config own;  // only its cluster.* settings are this node's
-  std::string coordinator;
-  std::vector<std::pair<std::string, std::string>> settings;
-  dvla::apps::CommandLine line(argc, argv);
-  while (!line.done()) {
-    const std::string flag = line.take();
-    if (flag == "--help" || flag == "-h") {
-      o.help = true;
-      return o;
-    }
-    auto v = line.value_of(flag);
-    if (!v) return v.error();
-    if (flag == "--coordinator") {
-      coordinator = *v;
-    } else if (flag == "--name") {
-      o.setup.name = *v;
-    } else if (flag == "--relay-host") {
-      o.setup.relay_host = *v;
-    } else if (flag == "--samplers") {
-      try {
-        const int n = std::stoi(*v);
-        if (n < 1) throw std::invalid_argument("");
-        o.setup.samplers = static_cast<uint32_t>(n);
-      } catch (const std::exception&) {
-        return dvla::Error("--samplers needs a number of at least 1, got '" + *v + "'");
-      }
-    } else if (flag == "--config") {
-      if (auto s = dvla::load_config_file(own, *v); !s) return s.error();
-    } else if (flag == "--set") {
-      const auto eq = v->find('=');
-      if (eq == std::string::npos) return dvla::Error("--set needs key=value, got '" + *v + "'");
-      settings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
-    } else {
-      return dvla::Error("unknown flag '" + flag + "'");
-    }
-  }
-  for (const auto& [key, value] : settings) {
-    if (key.rfind("cluster.", 0) != 0)
-      return dvla::Error("--set " + key +
+void add_flags(CLI::App& app, dvla::apps::ConfigFlags& flags, NodeFlags& f) {
+  using dvla::apps::flag_help;
+  app.add_option("--coordinator", f.coordinator, "the coordinator (dvla-ppo --listen HOST:PORT)")
+      ->type_name("HOST:PORT")
+      ->required();
+  app.add_option("--name", f.setup.name,
+                 "this node's name in the run (default HOST/PID); unique")
+      ->type_name("NAME");
+  app.add_option("--samplers", f.setup.samplers,
+                 flag_help("samplers to host (default: the coordinator's cluster.node_samplers, "
+                           "or half this machine's cores)"))
+      ->type_name("N")
+      ->check(CLI::Range(1u, 1u << 20));
+  app.add_option("--relay-host", f.setup.relay_host,
+                 flag_help("where nodes that take their weights from this one reach it "
+                           "(default 127.0.0.1 with a coordinator on loopback, else this "
+                           "host's name)"))
+      ->type_name("HOST");
+  flags.add_config_file_flag("cluster.* settings from FILE");
+  flags.add_set_flag(
+      "a cluster.* setting of this node: cluster.heartbeat_interval_s, "
+      "cluster.connection_timeout_s (as on the coordinator), cluster.join_timeout_s (how long "
+      "to keep dialling), cluster.tls.certificate, cluster.tls.key, cluster.tls.cafile");
+}
+
+// What CLI11 cannot check: only cluster.* settings, and the coordinator's address.
+dvla::Status complete(NodeFlags& f, const dvla::apps::ConfigFlags& flags) {
+  for (const auto& setting : flags.settings())
+    if (setting.key.rfind("cluster.", 0) != 0)
+      return dvla::Error("--set " + setting.key +
                          ": a node takes only cluster.* settings; the run's come from the "
                          "coordinator");
-    if (auto s = dvla::set_config_value(own, key, value); !s) return s.error();
-  }
-  if (auto s = dvla::validate(own); !s) return s.error();
-  if (coordinator.empty()) return dvla::Error("--coordinator HOST:PORT is needed");
-  auto address = dvla::parse_cluster_address(coordinator);
+  dvla::Config own;  // only its cluster.* settings are this node's
+  if (auto s = flags.apply_to(own); !s) return s;
+  auto address = dvla::parse_cluster_address(f.coordinator);
   if (!address) return address.error().within("--coordinator");
   if (address->port == 0) return dvla::Error("--coordinator: the port must not be 0");
-  o.setup.coordinator = *address;
-  o.setup.cluster = own.cluster;
-  return o;
+  f.setup.coordinator = *address;
+  f.setup.cluster = own.cluster;
+  return dvla::Status::ok();
+}
+
+// The node's setup, or the status to exit with (after --help, or a refused command line).
+std::variant<dvla::NodeSetup, int> parse(int argc, char** argv) {
+  NodeFlags f;
+  using dvla::apps::kHelpWidth;
+  CLI::App app(dvla::apps::app_description(description), "dvla-node");
+  dvla::apps::use_dvla_help_format(app);
+  dvla::apps::ConfigFlags flags(app);
+  add_flags(app, flags, f);
+  app.footer(dvla::apps::wrap_words(footer, kHelpWidth));
+  if (auto status = dvla::apps::parse_command_line(app, argc, argv)) return *status;
+  if (auto s = complete(f, flags); !s)
+    return dvla::apps::refuse_command_line("dvla-node", s.error().message());
+  return f.setup;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = parse(argc, argv);
-  if (!options) {
-    fmt::print(stderr, "dvla-node: {}\n(dvla-node --help lists the flags)\n",
-               options.error().message());
-    return 2;
-  }
-  if (options->help) {
-    fmt::print("{}", help());
-    return 0;
-  }
+  auto parsed = parse(argc, argv);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const auto& setup = std::get<dvla::NodeSetup>(parsed);
   int status = 0;
   {
     dvla::apps::RunSignals signals("dvla-node");
     try {
-      auto outcome = dvla::run_node(options->setup, &signals.requests());
+      auto outcome = dvla::run_node(setup, &signals.requests());
       if (!outcome) {
         fmt::print(stderr, "dvla-node: {}\n", outcome.error().message());
         status = 1;

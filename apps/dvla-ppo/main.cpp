@@ -8,6 +8,9 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include <dvla/actors/graph/training.hpp>
@@ -18,6 +21,8 @@
 #include <dvla/runtime/platform/blas_info.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
 #include <dvla/runtime/tensorboard/run_board.hpp>
+#include <dvla/runtime/video/gif_file.hpp>
+#include "common/evaluation_meter.hpp"
 #include "common/lane_summary.hpp"
 #include "common/run_signals.hpp"
 #include "dvla-ppo/options.hpp"
@@ -246,8 +251,37 @@ class BoardLog {
 };
 
 // The final evaluation in TensorBoard: final_eval/* (success per family and per task).
-dvla::tensorboard::Summary final_evaluation_summary(const EvaluationResult& eval) {
+// The final evaluation's video as <logdir>/videos/final_v<version>.gif, named on stdout (a failure
+// is said, and the run goes on); its path, or empty.
+std::string save_final_video(const std::string& logdir, uint64_t version,
+                             const std::vector<dvla::RgbImage>& frames) {
+  if (frames.empty()) return {};
+  constexpr int delay_cs = 10;  // 10 frames a second, as the evaluations' during the run
+  const auto dir = fs::path(logdir) / "videos";
+  const auto path = (dir / fmt::format("final_v{:06d}.gif", version)).string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  auto written = ec ? dvla::Status(dvla::Error("cannot create '" + dir.string() + "': " +
+                                               ec.message()))
+                    : dvla::write_gif_file(path, frames, delay_cs);
+  if (!written) {
+    fmt::print(stderr, "dvla-ppo: the final evaluation's video: {}\n", written.error().message());
+    return {};
+  }
+  fmt::print("video of the final evaluation: {}\n", path);
+  return path;
+}
+
+// The final evaluation's figures, and its video (if any) as an image TensorBoard plays.
+dvla::tensorboard::Summary final_evaluation_summary(const EvaluationResult& eval,
+                                                    const std::string& video) {
   dvla::tensorboard::Summary out;
+  if (!video.empty()) {
+    if (auto image = dvla::tensorboard::gif_image("final_eval/video", video))
+      out.images.push_back(std::move(*image));
+    else
+      fmt::print(stderr, "dvla-ppo: {}\n", image.error().message());
+  }
   out.scalars.push_back({"final_eval/mean_return", eval.mean_return});
   out.scalars.push_back({"final_eval/mean_length", eval.mean_length});
   if (eval.per_task.empty()) return out;
@@ -304,8 +338,10 @@ int evaluate_only(const dvla::apps::PpoOptions& options) {
   fmt::print("dvla-ppo: evaluating {} (version {}) on {} episodes of {}, {} LibTorch thread{}\n",
              options.eval, checkpoint->state.version, config.run.eval_episodes, config.env.name,
              threads, threads == 1 ? "" : "s");
-  auto eval =
-      dvla::evaluate_weights(dvla::default_graph_parts(config), config, checkpoint->weights);
+  dvla::apps::EvaluationMeter meter;
+  auto eval = dvla::evaluate_weights(dvla::default_graph_parts(config), config,
+                                     checkpoint->weights, {meter.hook()});
+  meter.finish();
   if (!eval) return fail(eval.error().message());
   print_evaluation(*eval);
   json summary = {{"checkpoint", options.eval}, {"version", checkpoint->state.version}};
@@ -400,9 +436,18 @@ int train(const dvla::apps::PpoOptions& options) {
             dvla::save_weights((fs::path(logdir) / "final.weights").string(), result->weights);
         !saved)
       return fail(saved.error().message());
-  auto eval = dvla::evaluate_weights(parts, config, result->weights);
+  dvla::apps::EvaluationMeter meter;
+  std::vector<dvla::RgbImage> video;
+  const bool with_video = !logdir.empty() && config.run.eval_video_every > 0;
+  auto eval = dvla::evaluate_weights(
+      parts, config, result->weights,
+      {meter.hook(), with_video ? static_cast<size_t>(config.run.eval_video_episodes) : 0,
+       &video});
+  meter.finish();
   if (!eval) return fail(eval.error().message());
-  board.write(result->status.env_steps, final_evaluation_summary(*eval));
+  board.write(result->status.env_steps,
+              final_evaluation_summary(*eval, save_final_video(logdir, result->status.version,
+                                                               video)));
   if (!result->checkpoint.empty()) {
     dvla::CheckpointStore store(logdir, config.run.checkpoint_keep);
     if (auto s = store.record_evaluation(result->checkpoint, eval->success_rate, eval->mean_return);
@@ -460,16 +505,9 @@ int train(const dvla::apps::PpoOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = dvla::apps::parse_ppo_options(argc, argv);
-  if (!options) {
-    fmt::print(stderr, "dvla-ppo: {}\n(dvla-ppo --help lists the flags and config keys)\n",
-               options.error().message());
-    return 2;
-  }
-  if (options->help) {
-    fmt::print("{}", dvla::apps::ppo_help());
-    return 0;
-  }
+  auto parsed = dvla::apps::parse_ppo_options(argc, argv);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const auto* options = std::get_if<dvla::apps::PpoOptions>(&parsed);
   try {
     return options->eval.empty() ? train(*options) : evaluate_only(*options);
   } catch (const std::exception& e) {

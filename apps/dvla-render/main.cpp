@@ -3,12 +3,14 @@
 // a policy (the scripted expert, random or zero actions, or a trained run's weights).
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <random>
+#include <variant>
 
 #include <dvla/envs/tabletop/camera_renderer.hpp>
 #include <dvla/envs/tabletop/gl_context.hpp>
@@ -44,73 +46,43 @@ struct Options {
   int every = 0;  // 0: spread max_frames over the episode
   std::string out;  // empty: episode.png, or episode.gif with --gif
   bool gif = false;
-  bool help = false;
 };
 
-std::string help() {
-  return "dvla-render: write an episode of the tabletop suite as a PNG strip.\n\n"
-         "Usage: dvla-render [flags]\n\n"
-         "  --task NAME         lift/red, push/blue, place_bowl/green, stack/red-on-blue, ... "
-         "(default lift/red)\n"
-         "  --seed S            layout seed of a training start (default 1)\n"
-         "  --eval-state K      the task's K-th fixed evaluation state instead\n"
-         "  --policy P          scripted | random | zero | RUN_DIR (a dvla-ppo --logdir with\n"
-         "                      config.txt and final.weights)  (default scripted)\n"
-         "  --size N            camera images N x N pixels (default 128)\n"
-         "  --every N           one frame every N steps (default: up to 16 frames)\n"
-         "  --gif               an animated GIF of every step instead (front and wrist side by\n"
-         "                      side under the instruction and outcome, 10 frames a second)\n"
-         "  --out FILE          output file (default episode.png, with --gif episode.gif)\n";
-}
-
-Expected<Options> parse(int argc, char** argv) {
+// The flags, or the status to exit with (after --help, or a refused command line).
+std::variant<Options, int> parse(int argc, char** argv) {
   Options o;
-  apps::CommandLine line(argc, argv);
-  auto number = [&](const std::string& flag, long lo, long hi) -> Expected<long> {
-    auto v = line.value_of(flag);
-    if (!v) return v.error();
-    try {
-      size_t used = 0;
-      const long x = std::stol(*v, &used);
-      if (used == v->size() && x >= lo && x <= hi) return x;
-    } catch (const std::exception&) {
-    }
-    return Error(flag + " needs a whole number in " + std::to_string(lo) + ".." +
-                 std::to_string(hi) + ", got '" + *v + "'");
-  };
-  while (!line.done()) {
-    const std::string flag = line.take();
-    Expected<long> n = 0L;
-    if (flag == "--help" || flag == "-h") {
-      o.help = true;
-      return o;
-    }
-    if (flag == "--gif") {
-      o.gif = true;
-      continue;
-    }
-    if (flag == "--task" || flag == "--policy" || flag == "--out") {
-      auto v = line.value_of(flag);
-      if (!v) return v.error();
-      (flag == "--task" ? o.task : flag == "--policy" ? o.policy : o.out) = *v;
-      continue;
-    }
-    if (flag == "--seed") {
-      if (!(n = number(flag, 0, std::numeric_limits<long>::max()))) return n.error();
-      o.seed = static_cast<uint64_t>(*n);
-    } else if (flag == "--eval-state") {
-      if (!(n = number(flag, 0, 9999))) return n.error();
-      o.eval_state = static_cast<int>(*n);
-    } else if (flag == "--size") {
-      if (!(n = number(flag, 16, 512))) return n.error();
-      o.size = static_cast<int>(*n);
-    } else if (flag == "--every") {
-      if (!(n = number(flag, 1, 1000))) return n.error();
-      o.every = static_cast<int>(*n);
-    } else {
-      return Error("unknown flag '" + flag + "'");
-    }
-  }
+  CLI::App app(apps::app_description("dvla-render: write an episode of the tabletop suite as a "
+                                     "PNG strip, or every step as an animated GIF."),
+               "dvla-render");
+  apps::use_dvla_help_format(app);
+  app.add_option("--task", o.task,
+                 apps::flag_help("lift/red, push/blue, place_bowl/green, stack/red-on-blue, ..."))
+      ->type_name("NAME")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "layout seed of a training start")
+      ->type_name("S")
+      ->capture_default_str();
+  app.add_option("--eval-state", o.eval_state, "the task's K-th fixed evaluation state instead")
+      ->type_name("K")
+      ->check(CLI::Range(0, 9999));
+  app.add_option("--policy", o.policy,
+                 apps::flag_help("scripted | random | zero | RUN_DIR (a dvla-ppo --logdir with "
+                                 "config.txt and final.weights)"))
+      ->type_name("P")
+      ->capture_default_str();
+  app.add_option("--size", o.size, "camera images N x N pixels")
+      ->type_name("N")
+      ->check(CLI::Range(16, 512))
+      ->capture_default_str();
+  app.add_option("--every", o.every, "one frame every N steps (default: up to 16 frames)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("--gif", o.gif,
+               apps::flag_help("an animated GIF of every step instead (front and wrist side by "
+                               "side under the instruction and outcome, 10 frames a second)"));
+  app.add_option("--out", o.out, "output file (default episode.png, with --gif episode.gif)")
+      ->type_name("FILE");
+  if (auto status = apps::parse_command_line(app, argc, argv)) return *status;
   if (o.out.empty()) o.out = o.gif ? "episode.gif" : "episode.png";
   return o;
 }
@@ -294,14 +266,9 @@ int render(const Options& o) {
 
 int main(int argc, char** argv) {
   try {
-    auto options = parse(argc, argv);
-    if (!options) {
-      fmt::print(stderr, "dvla-render: {}\n(dvla-render --help lists the flags)\n",
-                 options.error().message());
-      return 2;
-    }
-    if (options->help) return fmt::print("{}", help()), 0;
-    return render(*options);
+    auto parsed = parse(argc, argv);
+    if (const int* status = std::get_if<int>(&parsed)) return *status;
+    return render(std::get<Options>(parsed));
   } catch (const std::exception& e) {
     fmt::print(stderr, "dvla-render: {}\n", e.what());
     return 1;

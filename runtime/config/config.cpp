@@ -28,7 +28,10 @@ std::vector<Setting> config_settings(Config& c) {
       {"mode", "async (the Swimlane pipeline) | sync (lock-step: collect, train, distribute)",
        enum_field(&c.run.mode)},
       {"algo", "learning algorithm: ppo | grpo, or one a program registered", &c.run.algo},
-      {"logdir", "directory for progress.jsonl and summary.json (empty: none)", &c.run.logdir},
+      {"logdir",
+       "directory of the run's files: progress.jsonl, summary.json, config.txt, TensorBoard "
+       "event files, checkpoints/, videos/, final.weights (empty: none)",
+       &c.run.logdir},
       {"trace", "Chrome trace-event JSON of every lane's spans, for Perfetto (empty: none)",
        &c.run.trace},
       {"eval.episodes", "episodes of each evaluation (on the suite's evaluation states)",
@@ -48,8 +51,8 @@ std::vector<Setting> config_settings(Config& c) {
        &c.run.eval_nice},
       {"eval.video_every",
        "every N-th evaluation during a run records its first episodes' camera images as an "
-       "animated GIF in <logdir>/videos and TensorBoard (envs with images, runs with a logdir); "
-       "0: none",
+       "animated GIF in <logdir>/videos and TensorBoard (envs with images, runs with a logdir), "
+       "and so does the final evaluation (videos/final_v<version>.gif); 0: none",
        &c.run.eval_video_every},
       {"eval.video_episodes", "episodes in each evaluation video, a row each (1 to 16)",
        &c.run.eval_video_episodes},

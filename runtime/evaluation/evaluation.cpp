@@ -18,7 +18,7 @@ std::string family_of(const std::string& task) { return task.substr(0, task.find
 }  // namespace
 
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed,
-                                 EpisodeVideo* video) {
+                                 EpisodeVideo* video, const EvaluationProgressFn& progress) {
   EvaluationResult result;
   const int episodes = static_cast<int>(env.size());
   env.reset_for_evaluation(seed);
@@ -32,6 +32,7 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   double length_sum = 0, successes = 0;
   result.returns.assign(static_cast<size_t>(episodes), 0.f);
   if (video) video->record(env.output(), done);
+  EvaluationProgress progressed{0, spec.max_episode_steps, 0, episodes};
   while (remaining > 0) {
     const auto input = policy_input(env.output(), spec).to(device);
     const auto actions =
@@ -54,6 +55,9 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
         count->length_sum += end.episode_length;
       }
     }
+    ++progressed.steps;
+    progressed.episodes_ended = episodes - remaining;
+    if (progress) progress(progressed);
   }
   result.episodes = episodes;
   double sum = 0;
@@ -65,7 +69,8 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
 }
 
 Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Config& config,
-                                            const msg::WeightsFrame& weights) {
+                                            const msg::WeightsFrame& weights,
+                                            const EvaluationOptions& options) {
   if (config.run.eval_episodes <= 0) return EvaluationResult{};
   auto update = msg::read(weights);
   if (!update) return update.error().within("evaluation");
@@ -73,7 +78,12 @@ Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Confi
   auto policy = parts.make_policy(env->spec());
   FlatParameters parameters(*policy);
   if (auto loaded = parameters.load(*update); !loaded) return loaded.error().within("evaluation");
-  return evaluate_policy(*policy, *env, config.run.seed);
+  auto video = options.video ? evaluation_video(env->spec(), options.video_episodes)
+                             : std::nullopt;
+  auto result = evaluate_policy(*policy, *env, config.run.seed, video ? &*video : nullptr,
+                                options.progress);
+  if (video) *options.video = video->frames();
+  return result;
 }
 
 }  // namespace dvla

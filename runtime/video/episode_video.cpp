@@ -1,5 +1,6 @@
 #include <dvla/runtime/video/episode_video.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +50,14 @@ void EpisodeVideo::record(const envs::BatchOutput& out, const std::vector<bool>&
     // Terminated: the env keeps no last image; the previous one stands.
   }
   frames_.push_back(std::move(frame));
+}
+
+std::optional<EpisodeVideo> evaluation_video(const envs::EnvSpec& spec, size_t episodes) {
+  if (spec.image_shape.size() != 4 || spec.image_shape[3] != 3 || episodes == 0)
+    return std::nullopt;
+  const int height = static_cast<int>(spec.image_shape[1]);
+  const int scale = std::max(1, (128 + height - 1) / height);
+  return EpisodeVideo(spec, episodes, scale);
 }
 
 }  // namespace dvla

@@ -5,6 +5,7 @@
 // holds its last image while the others go on. The images are the env's own observations (the
 // renderer it already has), so the video shows exactly what the policy saw.
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include <dvla/envs/batched_env.hpp>
@@ -32,5 +33,9 @@ class EpisodeVideo {
   int scale_, cameras_, height_, width_;
   std::vector<RgbImage> frames_;
 };
+
+// A video of an evaluation's first `episodes` episodes, its tiles at least 128 pixels high (a 32 or
+// 64 pixel camera scaled up to be seen); nullopt for an env without camera images.
+std::optional<EpisodeVideo> evaluation_video(const envs::EnvSpec& spec, size_t episodes);
 
 }  // namespace dvla
