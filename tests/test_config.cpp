@@ -98,6 +98,22 @@ TEST_CASE("TOML config files: sections join keys, values keep their types, error
   auto choice = load_config_file(c, path);
   REQUIRE_FALSE(choice);
   CHECK(choice.error().message().find(path + ":1: config key 'mode' needs one of ") == 0);
+  // Text that is not UTF-8 (here a Latin-1 byte in a literal string, which toml11 3.7 would read
+  // past its buffer on) is refused before parsing, naming line and byte; valid UTF-8 is read.
+  { std::ofstream(path) << "seed = 1\n[tabletop]\nsuite = 'st\xf8r'\n"; }
+  auto latin1 = load_config_file(c, path);
+  REQUIRE_FALSE(latin1);
+  CHECK(latin1.error().message() == path + ":3: not valid TOML: byte 31 is not valid UTF-8");
+  for (const char* bad : {"a = '\xc0\xaf'", "a = '\xed\xa0\x80'", "a = '\xf4\x90\x80\x80'",
+                          "a = '\xe2\x82'"}) {  // overlong, surrogate, above U+10FFFF, cut
+    { std::ofstream(path) << bad; }
+    auto refused = load_config_file(c, path);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message().find("is not valid UTF-8") != std::string::npos);
+  }
+  { std::ofstream(path) << "# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 2\n"; }
+  REQUIRE(load_config_file(c, path));
+  CHECK(c.run.seed == 2);
   std::remove(path.c_str());
 }
 

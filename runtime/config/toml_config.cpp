@@ -5,12 +5,46 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <vector>
 
 namespace dvla {
 namespace {
+
+// A UTF-8 sequence led by a byte: its length and the bounds of its second byte (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF); length 0 for a byte that leads none.
+struct Utf8Lead {
+  size_t length;
+  unsigned char low, high;
+};
+
+Utf8Lead utf8_lead(unsigned char c) {
+  if (c < 0x80) return {1, 0, 0};
+  if (c >= 0xC2 && c <= 0xDF) return {2, 0x80, 0xBF};
+  if (c == 0xE0) return {3, 0xA0, 0xBF};
+  if (c == 0xED) return {3, 0x80, 0x9F};
+  if (c >= 0xE1 && c <= 0xEF) return {3, 0x80, 0xBF};
+  if (c == 0xF0) return {4, 0x90, 0xBF};
+  if (c >= 0xF1 && c <= 0xF3) return {4, 0x80, 0xBF};
+  if (c == 0xF4) return {4, 0x80, 0x8F};
+  return {0, 0, 0};
+}
+
+// The offset of the first byte that does not belong to a valid UTF-8 sequence, or nullopt.
+std::optional<size_t> first_invalid_utf8(const std::string& text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = utf8_lead(byte(i));
+    if (lead.length == 0 || i + lead.length > text.size()) return i;
+    if (lead.length > 1 && (byte(i + 1) < lead.low || byte(i + 1) > lead.high)) return i;
+    for (size_t k = 2; k < lead.length; ++k)
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    i += lead.length;
+  }
+  return std::nullopt;
+}
 
 // "file:line" of a value.
 std::string place(const toml::value& v) {
@@ -108,6 +142,12 @@ Status apply(const std::vector<Setting>& settings, const toml::value& table,
 }  // namespace
 
 Status load_toml_config_text(Config& config, const std::string& text, const std::string& origin) {
+  // TOML is UTF-8. toml11 3.7 reads past its buffer on invalid UTF-8 in a literal string
+  // (ToruNiina/toml11#199, fixed after Debian 12's 3.7.1), so such text never reaches it.
+  if (const auto bad = first_invalid_utf8(text))
+    return Error(origin + ":" +
+                 std::to_string(1 + std::count(text.begin(), text.begin() + *bad, '\n')) +
+                 ": not valid TOML: byte " + std::to_string(*bad) + " is not valid UTF-8");
   toml::value root;
   try {
     std::istringstream in(text);
