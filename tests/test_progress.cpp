@@ -105,6 +105,14 @@ TEST_CASE("without a total: no share and no time left; the destructor ends the l
   CHECK(text.find("soak: 12 seconds in 12 s") != std::string::npos);
 }
 
+TEST_CASE("a rate below one a second reads as the time each takes") {
+  Captured out;
+  ProgressMeter meter({"efficiency:", "runs", 60}, out.output(false));
+  out.clock = 12;
+  meter.update(5);
+  CHECK(out.text() == "efficiency: 5/60 runs (8%), one per 2.4 s, 12 s elapsed, 2:12 left\n");
+}
+
 TEST_CASE("durations read as a person reads them") {
   CHECK(format_duration(0.44) == "0.4 s");
   CHECK(format_duration(42) == "42 s");

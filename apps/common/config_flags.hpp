@@ -38,7 +38,6 @@ class ConfigFlags {
                     const std::string& note = {},
                     std::function<std::string(const std::string&)> to_value = {});
 
-  const std::string& config_file() const { return config_file_; }
   const std::vector<ConfigSetting>& settings() const { return settings_; }
   // The config file (if any), then the settings in order; the result checked with validate().
   Status apply_to(Config& config) const;

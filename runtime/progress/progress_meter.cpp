@@ -18,7 +18,7 @@ double steady_seconds() {
 std::string format_rate(double per_second, const std::string& unit) {
   if (per_second >= 100) return fmt::format("{:.0f} {}/s", per_second, unit);
   if (per_second >= 1) return fmt::format("{:.1f} {}/s", per_second, unit);
-  if (per_second > 0) return fmt::format("{} per {}", unit, format_duration(1 / per_second));
+  if (per_second > 0) return "one per " + format_duration(1 / per_second);
   return fmt::format("0 {}/s", unit);
 }
 
