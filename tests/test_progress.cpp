@@ -114,7 +114,8 @@ TEST_CASE("a rate below one a second reads as the time each takes") {
 }
 
 TEST_CASE("durations read as a person reads them") {
-  CHECK(format_duration(0.44) == "0.4 s");
+  CHECK(format_duration(0.029) == "0.03 s");
+  CHECK(format_duration(4.24) == "4.2 s");
   CHECK(format_duration(42) == "42 s");
   CHECK(format_duration(187) == "3:07");
   CHECK(format_duration(3723) == "1:02:03");

@@ -102,6 +102,7 @@ void ProgressMeter::write(const std::string& text, bool last) {
 
 std::string format_duration(double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  if (seconds < 1) return fmt::format("{:.2f} s", seconds);
   if (seconds < 10) return fmt::format("{:.1f} s", seconds);
   if (seconds < 60) return fmt::format("{:.0f} s", seconds);
   const auto whole = static_cast<uint64_t>(std::llround(seconds));

@@ -55,7 +55,7 @@ class ProgressMeter {
   bool drawn_ = false;  // a terminal's progress line is on screen
 };
 
-// A duration as a person reads it: "0.4 s", "42 s", "3:07", "1:02:03".
+// A duration as a person reads it: "0.03 s", "4.2 s", "42 s", "3:07", "1:02:03".
 std::string format_duration(double seconds);
 
 }  // namespace dvla
