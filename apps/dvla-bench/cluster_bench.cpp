@@ -91,6 +91,7 @@ Expected<nlohmann::json> bench_cluster(const BenchOptions& options) {
   nlohmann::json out;
   double one = 0;
   ProgressMeter meter({"cluster:", "runs", c.node_counts.size()});
+  uint64_t runs = 0;
   for (int nodes : c.node_counts) {
     auto f = run_cluster(nodes, c);
     if (!f) return Error(std::to_string(nodes) + " node(s): " + f.error().message());
@@ -99,7 +100,7 @@ Expected<nlohmann::json> bench_cluster(const BenchOptions& options) {
     meter.note(fmt::format("{:>5} {:>12.0f} {:>9.2f}x {:>14.0f} {:>9.2f} {:>12.1f}", nodes,
                            f->steps_per_second, ratio, f->steps_per_second / nodes,
                            f->policy_lag, f->segment_mb));
-    meter.update(out["nodes"].size() + 1);
+    meter.update(++runs);
     out["nodes"][std::to_string(nodes)] = {{"steps_per_second", f->steps_per_second},
                                            {"over_one_node", ratio},
                                            {"env_steps", f->env_steps},

@@ -63,7 +63,6 @@ Expected<json> bench_runtime(const BenchOptions& options) {
                            "us/step | {}",
                            samplers, config.graph.envs_per_sampler, s.steps_per_second,
                            overhead_us, lanes_line(result->lanes)));
-    meter.update(runs.size() + 1);
     runs.push_back({{"samplers", samplers},
                     {"envs_per_sampler", config.graph.envs_per_sampler},
                     {"steps_per_second", s.steps_per_second},
@@ -71,6 +70,7 @@ Expected<json> bench_runtime(const BenchOptions& options) {
                     {"env_us_per_step", 1e6 * seconds_of(result->lanes, "env_step") / steps},
                     {"policy_us_per_step", 1e6 * seconds_of(result->lanes, "forward") / steps},
                     {"lane_busy", lane_busy_json(result->lanes)}});
+    meter.update(runs.size());
     if (s.steps_per_second > best) {
       best = s.steps_per_second;
       best_overhead = overhead_us;
