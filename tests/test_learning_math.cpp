@@ -472,7 +472,8 @@ TEST_CASE("reward scaling: by the running std of each env's discounted return, a
   const auto expected_rewards = alone.scale(a.segment);
   auto scaled_segment = segment;
   scaled_segment.rewards.data = expected_rewards.data();
-  const auto by_hand = make_training_batch({scaled_segment}, policy, 0.5f, 0.95f, 0);
+  const auto by_hand = make_training_batch({scaled_segment}, policy, 0.5f, 0.95f, 0,
+                                            config.ppo.advantage_values);
   CHECK(at::allclose(batch.advantages, by_hand.advantages));
   CHECK(ppo->checkpoint_state() == alone.to_json());
   config.ppo.reward_scale = RewardScale::none;

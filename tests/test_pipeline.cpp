@@ -135,7 +135,8 @@ TEST_CASE("the trace is valid JSON with a track per lane and actor, and spans of
 
 TEST_CASE("sync mode serialises: no env step overlaps training, and nothing trains stale") {
   TrainingResult result;
-  const auto t = traced_run(small_cartpole(RunMode::sync), "test_pipeline_sync.json", &result);
+  const Config c = small_cartpole(RunMode::sync);
+  const auto t = traced_run(c, "test_pipeline_sync.json", &result);
   const auto steps = t.named({"env_step"});
   const auto training = t.named(training_spans);
   REQUIRE(steps.size() > 1000);
@@ -146,8 +147,12 @@ TEST_CASE("sync mode serialises: no env step overlaps training, and nothing trai
   REQUIRE(s.policy_lag_samples.size() == 1);
   CHECK(s.policy_lag_samples[0] == s.samples_trained);
   CHECK(s.policy_lag_mean == 0.0);
-  // One batch per round: 2 samplers x 8 envs x 64 steps = 1024 = ppo.batch_size.
-  CHECK(s.version == s.samples_trained / 1024);
+  // One update per round: a round of the default graph (samplers x envs x segment steps) is
+  // one batch.
+  const int64_t round =
+      int64_t{c.graph.samplers} * c.graph.envs_per_sampler * c.graph.segment_length;
+  REQUIRE(round == c.ppo.batch_size);
+  CHECK(s.version == s.samples_trained / round);
 }
 
 TEST_CASE("with a slow trainer every queue stays within its bound") {
@@ -163,7 +168,7 @@ TEST_CASE("with a slow trainer every queue stays within its bound") {
     CHECK(q.at(sampler) >= 1);
     CHECK(q.at(sampler) <= in_flight);  // unacknowledged segments
   }
-  // A segment of a buffer holds 4 envs x 64 steps; a batch takes 4 of them. Beyond a complete
+  // A segment of a buffer holds its envs x segment_length steps. Beyond a complete
   // batch the trainer holds acknowledgements, so each sampler adds at most its credits, plus
   // what reached the mailbox before the update started.
   const int64_t samplers = c.graph.samplers;
@@ -221,12 +226,13 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (median of 16 seeds)") {
-  // Async trains each batch one version late; on CartPole, whose return grows about twofold per
-  // update, that costs about 1.5x the updates (100 seeds: 1.57x the env steps, median of
-  // per-seed ratios). Before segments started on a credit it was 2.9x. Over 16 seeds the ratio
-  // of the medians stayed below 2.4 in 99.9% of resamples of those 100 seeds; runs are not
-  // reproducible (the lanes' timing decides which version acts), so 16 seeds, not one.
+TEST_CASE("async reaches CartPole's return 400 within 2x sync's env steps (median of 16 seeds)") {
+  // With the defaults (updates of 512 env steps, segments of 32 steps, values from the learner's
+  // critic) async needs about sync's env steps: 100 seeds, median of per-seed ratios 1.09, ratio
+  // of sums 1.00 (docs/results.md). Runs are not reproducible (the lanes' timing decides which
+  // version acts), so 16 seeds, not one: drawn with replacement from those 100, the ratio of
+  // medians exceeded 2.0 in 0.1% of 50,000 draws (it was 2.4 at the 99.9th percentile with the
+  // defaults before, when the bound was 2.5).
   std::vector<uint64_t> sync, async;
   for (uint64_t seed = 1; seed <= 16; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
@@ -237,7 +243,7 @@ TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (med
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 2.5);
+  CHECK(ratio <= 2.0);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {
