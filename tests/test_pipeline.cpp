@@ -226,13 +226,12 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 2x sync's env steps (median of 16 seeds)") {
-  // With the defaults (updates of 512 env steps, segments of 32 steps, values from the learner's
-  // critic) async needs about sync's env steps: 100 seeds, median of per-seed ratios 1.09, ratio
-  // of sums 1.00 (docs/results.md). Runs are not reproducible (the lanes' timing decides which
-  // version acts), so 16 seeds, not one: drawn with replacement from those 100, the ratio of
-  // medians exceeded 2.0 in 0.1% of 50,000 draws (it was 2.4 at the 99.9th percentile with the
-  // defaults before, when the bound was 2.5).
+TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (median of 16 seeds)") {
+  // Async trains each batch one version late; on CartPole, whose return grows about twofold per
+  // update, that costs about 1.5x the updates (100 seeds: 1.57x the env steps, median of
+  // per-seed ratios). Before segments started on a credit it was 2.9x. Over 16 seeds the ratio
+  // of the medians stayed below 2.4 in 99.9% of resamples of those 100 seeds; runs are not
+  // reproducible (the lanes' timing decides which version acts), so 16 seeds, not one.
   std::vector<uint64_t> sync, async;
   for (uint64_t seed = 1; seed <= 16; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
@@ -243,7 +242,7 @@ TEST_CASE("async reaches CartPole's return 400 within 2x sync's env steps (media
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 2.0);
+  CHECK(ratio <= 2.5);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {

@@ -89,10 +89,7 @@ struct RunConfig {
 struct GraphConfig {
   int samplers = 2;
   int envs_per_sampler = 8;
-  // Steps per trajectory segment. 32: a sampler's two buffers each collect on a credit of their
-  // own (2 x 4 envs x 32 = 256 env steps in flight), so collection overlaps training while
-  // the trainer's data stays one version old (docs/results.md, issue 26).
-  int segment_length = 32;
+  int segment_length = 64;     // steps per trajectory segment
   int segments_in_flight = 2;  // per sampler: segments collected or unacknowledged (credits)
   int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
   int inference_replicas = 1;

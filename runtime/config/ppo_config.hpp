@@ -71,19 +71,13 @@ struct PpoConfig {
   double max_grad_norm = 0.5;
   int epochs = 4;
   int minibatch_size = 256;  // samples per gradient step
-  // Env steps the trainer gathers before an update. 512: one sync round of the default graph
-  // (2 samplers x 8 envs x 32 steps); async updates of half the size of what 1,024 was cost
-  // one version of lag half as much (docs/results.md, issue 26).
-  int batch_size = 512;
+  int batch_size = 1024;     // env steps the trainer gathers before an update
   int max_policy_lag = 4;    // staleness bound: samples more versions behind are dropped
   // Stale samples are weighted by proximal / behaviour probability; weights above the cap are
   // cut to it (truncated importance sampling, as IMPALA's rho-bar); 0: not cut.
   double importance_weight_cap = 0;
   bool normalize_advantages = true;
-  // learner: the critic at the update's start values the batch before GAE; with segments of 32
-  // steps one version old, the behaviour's values made async need 1.3x sync's env steps on
-  // CartPole, the learner's 1.0x (docs/results.md, issue 26).
-  AdvantageValues advantage_values = AdvantageValues::learner;
+  AdvantageValues advantage_values = AdvantageValues::behaviour;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
 };
 
