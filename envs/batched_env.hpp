@@ -53,6 +53,10 @@ class BatchedEnv {
   // Steps every env with its action: size() * spec().action.tensor_dim() floats.
   virtual void step(const float* actions) = 0;
   virtual const BatchOutput& output() const = 0;
+  // CPU time the batch's own threads (env workers, renderers) have spent since it was made, so
+  // whoever steps it can count that work as its own; 0 for a batch that steps on the caller's
+  // thread.
+  virtual int64_t worker_cpu_ns() const { return 0; }
 };
 
 // Throws std::invalid_argument naming the env and value if an action is outside `space` (a discrete

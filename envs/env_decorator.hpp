@@ -18,6 +18,7 @@ class EnvDecorator : public BatchedEnv {
   void reset_for_evaluation(uint64_t seed) override { env_->reset_for_evaluation(seed); }
   void step(const float* actions) override { env_->step(actions); }
   const BatchOutput& output() const override { return env_->output(); }
+  int64_t worker_cpu_ns() const override { return env_->worker_cpu_ns(); }
 
  protected:
   BatchedEnv& inner() { return *env_; }

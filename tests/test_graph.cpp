@@ -467,6 +467,34 @@ TEST_CASE("GRPO through the graph: episodic groups learn CartPole from the retur
 
 namespace {
 
+// An env that says its own threads spent 2 ms of CPU on each step and reset (as a batch with
+// worker threads does; this one steps on the caller's thread).
+class ReportingWorkerCpu final : public envs::BatchedEnv {
+ public:
+  explicit ReportingWorkerCpu(std::unique_ptr<envs::BatchedEnv> inner, std::atomic<int>& calls)
+      : inner_(std::move(inner)), calls_(calls) {}
+  const envs::EnvSpec& spec() const override { return inner_->spec(); }
+  size_t size() const override { return inner_->size(); }
+  void reset(const std::vector<uint64_t>& seeds) override {
+    inner_->reset(seeds);
+    reported_ += per_call_ns;
+    ++calls_;
+  }
+  void step(const float* actions) override {
+    inner_->step(actions);
+    reported_ += per_call_ns;
+    ++calls_;
+  }
+  const envs::BatchOutput& output() const override { return inner_->output(); }
+  int64_t worker_cpu_ns() const override { return reported_; }
+  static constexpr int64_t per_call_ns = 2'000'000;
+
+ private:
+  std::unique_ptr<envs::BatchedEnv> inner_;
+  std::atomic<int>& calls_;
+  int64_t reported_ = 7'000'000'000;  // since it was made: only differences count
+};
+
 // Counts how a wrapped env is reset: from training seeds or from evaluation starts.
 struct ResetLog {
   std::atomic<int> training{0}, evaluation{0};
@@ -519,4 +547,28 @@ TEST_CASE("evaluation during a run uses only evaluation starts, and samplers nev
   CHECK(evaluator.training.load() == 0);
   CHECK(samplers.training.load() == config.graph.samplers * env_buffers(config));
   CHECK(samplers.evaluation.load() == 0);
+}
+
+TEST_CASE("CPU time an env spends on its own threads counts as the sampling lane's") {
+  Config config;
+  config.run.max_env_steps = 8'000;
+  config.graph.samplers = 2;
+  auto parts = default_graph_parts(config);
+  std::atomic<int> calls{0};
+  const auto base = parts.make_env;
+  const auto evaluator_index = static_cast<uint32_t>(config.graph.samplers);
+  parts.make_env = [&, base](uint32_t index, size_t envs) -> std::unique_ptr<envs::BatchedEnv> {
+    if (index == evaluator_index) return base(index, envs);
+    return std::make_unique<ReportingWorkerCpu>(base(index, envs), calls);
+  };
+  auto result = train(config, parts);
+  REQUIRE_MESSAGE(result, result.error().message());
+  const double reported_s = 1e-9 * ReportingWorkerCpu::per_call_ns * calls.load();
+  const auto& sampling = result->lanes[Lane::sampling];
+  MESSAGE(calls.load(), " resets and steps reported ", reported_s, " s; the sampling lane's CPU ",
+          sampling.cpu_s, " s");
+  REQUIRE(calls.load() >= 8'000 / config.graph.envs_per_sampler);
+  // The samplers' own threads add their CPU time to what the env reported, never less.
+  CHECK(sampling.cpu_s >= reported_s);
+  CHECK(sampling.cpu_s < reported_s + result->lanes.wall_s * config.graph.samplers);
 }

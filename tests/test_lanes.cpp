@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <dvla/core/cpu_clock.hpp>
 #include <dvla/runtime/lanes/lane_tracer.hpp>
 #include <dvla/runtime/lanes/lock_step.hpp>
 #include <dvla/runtime/run/progress_watchdog.hpp>
@@ -78,6 +79,15 @@ TEST_CASE("a track sums work per lane, keeps waits out of it, and remembers the 
   CHECK(capped.truncated());
   CHECK(capped.busy_ns(Lane::sampling) == 5);  // totals go on without the spans
 
+  // CPU time of other threads (an env's workers) adds to the lane it is counted in.
+  LaneTrack helped("sampler/1", Lane::sampling, false);
+  helped.add_cpu(Lane::sampling, 4'000'000);
+  helped.add_cpu(Lane::sampling, 1'000'000);
+  CHECK(helped.cpu_ns(Lane::sampling) == 5'000'000);  // no span of its own yet: theirs alone
+  helped.work(Lane::sampling, "env_step", 0, 10);
+  CHECK(helped.cpu_ns(Lane::sampling) >= 5'000'000);
+  CHECK(helped.cpu_ns(Lane::inference) == 0);
+
   LaneTrack unrecorded("trainer", Lane::training, false);
   unrecorded.work(Lane::training, "gradient_step", 0, 10);
   CHECK(unrecorded.spans().empty());
@@ -129,6 +139,11 @@ TEST_CASE("the report divides busy time by wall time and the lane's actors") {
   CHECK(r[Lane::inference].busy_fraction == 0);
   CHECK(r.queue_peaks.at("trainer") == 7);
   CHECK(r.work_s.at("env_step") == doctest::Approx(3.0));
+  // The process's CPU time since the tracer started, for what the lanes leave out of it.
+  const int64_t burn_until = thread_cpu_ns() + 30'000'000;
+  volatile double sink = 0;
+  while (thread_cpu_ns() < burn_until) sink = sink + 1;
+  CHECK(tracer.report(4.0).process_cpu_s >= 0.03);
 }
 
 TEST_CASE("ideal speedup: lane times summed over the longest, bounded by the cores") {

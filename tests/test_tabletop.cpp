@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include <dvla/core/cpu_clock.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
@@ -126,6 +127,28 @@ TEST_CASE("the same seeds give byte-identical observations, whatever the thread 
   const auto& images = a.output().images;
   CHECK(std::equal(images.begin(), images.begin() + per_env, images.begin() + 3 * per_env));
   CHECK_FALSE(std::equal(images.begin(), images.begin() + per_env, images.begin() + per_env));
+}
+
+TEST_CASE("the env threads' CPU time is reported: stepping and rendering on them, not the caller") {
+  TabletopConfig config;
+  config.threads = 2;
+  TabletopBatch batch(config, 4);
+  batch.reset({1, 2, 3, 4});
+  std::vector<float> actions(4 * action_size, 0.f);
+  const int64_t before = batch.worker_cpu_ns();
+  const int64_t caller_before = dvla::thread_cpu_ns();
+  const int64_t process_before = dvla::process_cpu_ns();
+  for (int t = 0; t < 20; ++t) batch.step(actions.data());
+  const int64_t workers = batch.worker_cpu_ns() - before;
+  const int64_t caller = dvla::thread_cpu_ns() - caller_before;
+  const int64_t process = dvla::process_cpu_ns() - process_before;
+  MESSAGE("80 env steps with two 64x64 cameras: env threads ", workers / 1000, " us of CPU, the "
+          "caller's thread ", caller / 1000, " us, the process ", process / 1000, " us");
+  // The physics and rendering ran on the env threads: most of the process's CPU time is theirs.
+  CHECK(workers > 0);
+  CHECK(workers <= process);
+  CHECK(workers > 2 * caller);
+  CHECK(workers > process / 2);
 }
 
 TEST_CASE("success predicates on constructed states") {

@@ -29,6 +29,8 @@ class SamplerShell {
   virtual void ship(EnvBuffer& b, const float* bootstrap_values, bool last) = 0;
   // Steps b's envs with `answer`, counting the env steps and the episodes that end.
   virtual void step(EnvBuffer& b, const msg::ActionBatch& answer) = 0;
+  // Starts b's envs from `seeds` (BatchedEnv::reset), measured as sampling work as steps are.
+  virtual void reset(EnvBuffer& b, const std::vector<uint64_t>& seeds) = 0;
   virtual bool budget_spent() const = 0;
   // Sets a credit aside for b's next segment if one is free (b holds none): whether b holds one.
   virtual bool reserve_credit(EnvBuffer& b) = 0;

@@ -5,7 +5,7 @@ namespace dvla::actors {
 // The seed stream of a buffer: buffer 0 keeps the sampler's own (as without double buffering).
 void ContinuousCollection::start(EnvBuffer& b, SamplerShell& shell) {
   const uint64_t stream = (uint64_t{b.index} << 32) | shell.id();
-  b.env->reset(envs::derive_seeds(shell.seed(), stream, b.env->size()));
+  shell.reset(b, envs::derive_seeds(shell.seed(), stream, b.env->size()));
 }
 
 // Draining, a buffer still needs the answer that bootstraps its last segment.

@@ -32,7 +32,7 @@ void EpisodicCollection::start(EnvBuffer& b, SamplerShell& shell) {
     seeds[e] = group_seeds[e / group];
     groups[e] = static_cast<int32_t>(e / group);
   }
-  b.env->reset(seeds);
+  shell.reset(b, seeds);
   b.segment->start_episodes(std::move(groups));
 }
 

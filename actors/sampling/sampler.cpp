@@ -211,10 +211,25 @@ bool budget_spent(const SamplerState& s) {
          s.setup.steps_before + s.counted_steps >= s.setup.step_budget * s.envs;
 }
 
+// Runs f (a reset or step of b's envs), counting what the env's own threads spend on it (physics,
+// rendering) as the sampling lane's CPU time besides the sampler's.
+template <class F>
+void count_env_threads(SamplerState& s, EnvBuffer& b, F&& f) {
+  const int64_t before = b.env->worker_cpu_ns();
+  f();
+  if (auto* track = s.setup.track.get())
+    track->add_cpu(Lane::sampling, b.env->worker_cpu_ns() - before);
+}
+
+void reset(SamplerState& s, EnvBuffer& b, const std::vector<uint64_t>& seeds) {
+  ScopedWork work(s.setup.track.get(), "env_reset");
+  count_env_threads(s, b, [&] { b.env->reset(seeds); });
+}
+
 void step(SamplerState& s, EnvBuffer& b, const msg::ActionBatch& answer) {
   ScopedWork work(s.setup.track.get(), "env_step");
   b.segment->begin_step(b.env->output(), answer);
-  b.env->step(answer.actions.data);
+  count_env_threads(s, b, [&] { b.env->step(answer.actions.data); });
   const auto& out = b.env->output();
   b.segment->end_step(out);
   for (size_t e = 0; e < b.env->size(); ++e) {
@@ -236,6 +251,9 @@ class Shell final : public SamplerShell {
   }
   void step(EnvBuffer& b, const msg::ActionBatch& answer) override {
     dvla::actors::step(self_->state, b, answer);
+  }
+  void reset(EnvBuffer& b, const std::vector<uint64_t>& seeds) override {
+    dvla::actors::reset(self_->state, b, seeds);
   }
   bool budget_spent() const override { return dvla::actors::budget_spent(self_->state); }
   bool reserve_credit(EnvBuffer& b) override {

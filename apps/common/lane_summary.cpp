@@ -51,6 +51,18 @@ std::string lanes_line(const LaneReport& report) {
   return line;
 }
 
+double lanes_cpu_s(const LaneReport& report) {
+  double cpu = 0;
+  for (const auto& use : report.lanes) cpu += use.cpu_s;
+  return cpu;
+}
+
+std::string cpu_line(const LaneReport& report) {
+  const double lanes = lanes_cpu_s(report), process = report.process_cpu_s;
+  return fmt::format("CPU: lanes {:.1f} s of the process's {:.1f} s ({:.0f}%)", lanes, process,
+                     process > 0 ? 100 * lanes / process : 0.0);
+}
+
 std::string policy_lag_line(const std::vector<uint64_t>& samples_at_lag) {
   const double n = total(samples_at_lag);
   if (n == 0) return "policy lag: no samples trained";

@@ -19,6 +19,10 @@ nlohmann::json lanes_json(const LaneReport& report);
 nlohmann::json policy_lag_json(const std::vector<uint64_t>& samples_at_lag);
 
 std::string lanes_line(const LaneReport& report);
+// "CPU: lanes 51.2 s of the process's 54.0 s (95%)": how much of the CPU time the lanes account
+// for.
+std::string cpu_line(const LaneReport& report);
+double lanes_cpu_s(const LaneReport& report);
 std::string policy_lag_line(const std::vector<uint64_t>& samples_at_lag);
 
 }  // namespace dvla::apps

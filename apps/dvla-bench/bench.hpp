@@ -24,7 +24,8 @@ struct BenchOptions {
 };
 
 // Env steps/s of the tabletop suite per thread and aggregate, with and without rendering, per
-// resolution and camera count; memory per env.
+// resolution and camera count; on one thread also as a fraction of bare MuJoCo (the same steps
+// with mj_step and MuJoCo's renderer, no dvla code); memory per env.
 Expected<nlohmann::json> bench_env(const BenchOptions& options);
 // Success of the scripted expert, random actions and zero actions per task family.
 Expected<nlohmann::json> bench_expert(const BenchOptions& options);

@@ -34,7 +34,7 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
       {"env",
        {dvla::apps::bench_env,
         "tabletop env steps/s per thread and aggregate, with and "
-        "without rendering; memory per env"}},
+        "without rendering, and as a fraction of bare MuJoCo's; memory per env"}},
       {"expert",
        {dvla::apps::bench_expert,
         "scripted expert, random and zero-action success "

@@ -93,13 +93,17 @@ Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint6
             {"sync_lane_busy", lane_busy_json(sync->lanes)},
             {"lanes", lanes_json(async->lanes)},
             {"sync_lanes", lanes_json(sync->lanes)},
+            {"process_cpu_seconds", async->lanes.process_cpu_s},
+            {"sync_process_cpu_seconds", sync->lanes.process_cpu_s},
+            {"lanes_cpu_seconds", lanes_cpu_s(async->lanes)},
+            {"sync_lanes_cpu_seconds", lanes_cpu_s(sync->lanes)},
             {"policy_lag_mean", async->status.policy_lag_mean},
             {"policy_lag_distribution", policy_lag_json(async->status.policy_lag_samples)},
             {"cores", cores}};
-  meter.note(fmt::format("  sync  {:>9.0f} steps/s | {}", sync->steps_per_second,
-                         lanes_line(sync->lanes)));
-  meter.note(fmt::format("  async {:>9.0f} steps/s | {}", async->steps_per_second,
-                         lanes_line(async->lanes)));
+  meter.note(fmt::format("  sync  {:>9.0f} steps/s | {} | {}", sync->steps_per_second,
+                         lanes_line(sync->lanes), cpu_line(sync->lanes)));
+  meter.note(fmt::format("  async {:>9.0f} steps/s | {} | {}", async->steps_per_second,
+                         lanes_line(async->lanes), cpu_line(async->lanes)));
   meter.note(fmt::format("  speedup {:.2f}, ideal {:.2f}, efficiency {:.2f}, async policy lag "
                          "{:.2f}",
                          speedup, ideal, j["efficiency"].get<double>(),

@@ -461,8 +461,8 @@ int train(const dvla::apps::PpoOptions& options) {
       "as stale{}\n",
       s.env_steps, s.wall_seconds, s.steps_per_second, s.version, s.policy_lag_mean,
       s.dropped_stale, stopped_by.empty() ? "" : " (stopped early: " + stopped_by + ")");
-  fmt::print("{}\n{}\n", dvla::apps::lanes_line(result->lanes),
-             dvla::apps::policy_lag_line(s.policy_lag_samples));
+  fmt::print("{} | {}\n{}\n", dvla::apps::lanes_line(result->lanes),
+             dvla::apps::cpu_line(result->lanes), dvla::apps::policy_lag_line(s.policy_lag_samples));
   for (const auto& p : s.memory)
     fmt::print(
         "memory pool {}: peak {:.2f} MiB in use ({:.2f} MiB reserved) of {:.0f} MiB, {} failed\n",
@@ -493,6 +493,7 @@ int train(const dvla::apps::PpoOptions& options) {
   json summary = status_json(s);
   summary["lane_busy"] = dvla::apps::lane_busy_json(result->lanes);
   summary["lanes"] = dvla::apps::lanes_json(result->lanes);
+  summary["process_cpu_seconds"] = result->lanes.process_cpu_s;
   add_evaluation(summary, *eval);
   add_run(summary, config);
   if (!result->checkpoint.empty()) summary["checkpoint"] = result->checkpoint;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <dvla/core/cpu_clock.hpp>
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
@@ -54,6 +55,13 @@ class TabletopBatch::Workers {
     return renderers_[env]->render(data, out);
   }
   bool renders() const { return !renderers_.empty() && renderers_[0] != nullptr; }
+  // The env threads' CPU time in jobs: each thread reads its own clock after every job.
+  int64_t cpu_ns() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int64_t total = 0;
+    for (const auto& slot : slots_) total += slot.job_cpu_ns;
+    return total;
+  }
   int threads() const { return static_cast<int>(slots_.size()); }
   const std::string& renderer_name() const { return renderer_name_; }
 
@@ -61,6 +69,7 @@ class TabletopBatch::Workers {
   struct Slot {
     std::thread thread;
     std::vector<size_t> envs;
+    int64_t job_cpu_ns = 0;  // guarded by mutex_
   };
 
   void serve(Slot& slot, const Scene& scene, const CameraSettings& cameras) {
@@ -100,6 +109,7 @@ class TabletopBatch::Workers {
         job = job_;
       }
       std::string error;
+      const int64_t cpu_start = thread_cpu_ns();
       for (size_t e : slot.envs) {
         try {
           (*job)(e);
@@ -108,7 +118,9 @@ class TabletopBatch::Workers {
           break;
         }
       }
+      const int64_t cpu = thread_cpu_ns() - cpu_start;
       std::lock_guard<std::mutex> lock(mutex_);
+      slot.job_cpu_ns += cpu;
       if (!error.empty() && error_.empty()) error_ = error;
       if (--remaining_ == 0) done_.notify_all();
     }
@@ -128,7 +140,7 @@ class TabletopBatch::Workers {
 
   std::vector<Slot> slots_;
   std::vector<std::unique_ptr<CameraRenderer>> renderers_;  // by env; used by its thread only
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable start_, done_;
   const std::function<void(size_t)>* job_ = nullptr;
   uint64_t generation_ = 0;
@@ -190,6 +202,7 @@ std::string TabletopBatch::renderer_name() const {
   return workers_->renders() ? workers_->renderer_name() : "none";
 }
 int TabletopBatch::threads() const { return workers_->threads(); }
+int64_t TabletopBatch::worker_cpu_ns() const { return workers_->cpu_ns(); }
 
 void TabletopBatch::observe(size_t i) {
   auto& env = *envs_[i];

@@ -44,6 +44,7 @@ class TabletopBatch final : public BatchedEnv {
   void reset_for_evaluation(uint64_t seed) override;
   void step(const float* actions) override;
   const BatchOutput& output() const override { return out_; }
+  int64_t worker_cpu_ns() const override;
 
   const Suite& suite() const { return suite_; }
   const TabletopEnv& env(size_t i) const { return *envs_[i]; }

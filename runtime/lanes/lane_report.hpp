@@ -19,6 +19,9 @@ struct LaneUse {
 
 struct LaneReport {
   double wall_s = 0;
+  // The process's CPU time since the tracer started: what the lanes' cpu_s leave of it is the
+  // runtime's own (actor scheduling, messages, progress) and threads no lane accounts for.
+  double process_cpu_s = 0;
   std::array<LaneUse, lane_count> lanes{};
   // Per actor, the deepest its input queue got: segments unacknowledged (samplers), segments
   // buffered for training (trainer), requests waiting for a forward pass (inference).

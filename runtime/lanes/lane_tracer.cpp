@@ -36,6 +36,7 @@ LaneReport LaneTracer::report(double wall_s) const {
   std::lock_guard lock(mutex_);
   LaneReport r;
   r.wall_s = wall_s;
+  r.process_cpu_s = static_cast<double>(process_cpu_ns() - started_cpu_ns_) * 1e-9;
   for (const auto& t : tracks_) {
     ++r.lanes[static_cast<size_t>(t->home())].actors;
     r.queue_peaks[t->actor()] = t->queue_peak();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <dvla/core/cpu_clock.hpp>
 #include <dvla/core/expected.hpp>
 #include <dvla/runtime/lanes/lane_report.hpp>
 #include <dvla/runtime/lanes/lane_track.hpp>
@@ -43,6 +44,7 @@ class LaneTracer {
  private:
   bool record_;
   int64_t started_ns_ = trace_clock_ns();
+  int64_t started_cpu_ns_ = process_cpu_ns();
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<LaneTrack>> tracks_;
 };

@@ -1,22 +1,16 @@
 #include <dvla/runtime/lanes/lane_track.hpp>
 
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+
+#include <dvla/core/cpu_clock.hpp>
 
 namespace dvla {
 namespace {
 
 // Reading a thread's CPU clock is a system call (about a microsecond): done at most this often.
 constexpr int64_t cpu_sample_interval_ns = 5'000'000;
-
-int64_t thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
-}
 
 }  // namespace
 
@@ -108,13 +102,19 @@ std::vector<std::pair<std::string, int64_t>> LaneTrack::work_by_name() const {
   return {by_name_.begin(), by_name_.end()};
 }
 
+void LaneTrack::add_cpu(Lane lane, int64_t ns) {
+  std::lock_guard lock(mutex_);
+  helper_cpu_[static_cast<size_t>(lane)] += ns;
+}
+
 int64_t LaneTrack::cpu_ns(Lane lane) const {
   std::lock_guard lock(mutex_);
+  const int64_t helpers = helper_cpu_[static_cast<size_t>(lane)];
   int64_t total = 0;
   for (auto b : busy_) total += b;
-  if (total == 0 || cpu_first_ < 0) return 0;
+  if (total == 0 || cpu_first_ < 0) return helpers;
   const double share = static_cast<double>(busy_[static_cast<size_t>(lane)]) / total;
-  return static_cast<int64_t>(share * static_cast<double>(cpu_last_ - cpu_first_));
+  return helpers + static_cast<int64_t>(share * static_cast<double>(cpu_last_ - cpu_first_));
 }
 
 std::vector<TraceSpan> LaneTrack::spans() const {

@@ -47,6 +47,9 @@ class LaneTrack {
   // The current depth of the actor's input queue (what it holds and has not processed yet); the
   // track keeps the highest.
   void queue_depth(int64_t depth);
+  // CPU time that threads other than the actor's spent on its work in `lane` (an env batch's
+  // worker threads stepping and rendering while the actor waits for them).
+  void add_cpu(Lane lane, int64_t ns);
   // The LibTorch intra-op threads the actor's thread computes with (0: it runs no LibTorch).
   void set_intra_op_threads(int threads);
 
@@ -56,7 +59,7 @@ class LaneTrack {
   // Work time per span name ("env_step", "forward", ...).
   std::vector<std::pair<std::string, int64_t>> work_by_name() const;
   // CPU time of the actor's thread, split over the lanes by busy time (read at most every few
-  // milliseconds, so it lags by that much).
+  // milliseconds, so it lags by that much), and what add_cpu counted in the lane.
   int64_t cpu_ns(Lane lane) const;
   std::vector<TraceSpan> spans() const;
   bool truncated() const;  // more spans happened than were kept
@@ -83,6 +86,7 @@ class LaneTrack {
   std::atomic<const char*> working_on_{nullptr};
   std::atomic<int64_t> working_since_ns_{0};  // 0: no span open
   std::array<int64_t, lane_count> busy_{};
+  std::array<int64_t, lane_count> helper_cpu_{};  // add_cpu's
   std::vector<std::pair<const char*, int64_t>> by_name_;  // few names: a linear search
   int64_t cpu_first_ = -1, cpu_last_ = 0, cpu_sampled_at_ = 0;
 };
