@@ -6,6 +6,7 @@
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -16,6 +17,7 @@
 #include <dvla/envs/env_config.hpp>
 #include <dvla/envs/env_registry.hpp>
 #include <dvla/envs/tabletop/camera_renderer.hpp>
+#include <dvla/envs/tabletop/gl_context.hpp>
 #include <dvla/envs/mujoco/mujoco_errors.hpp>
 #include <dvla/envs/tabletop/scripted_expert.hpp>
 #include <dvla/envs/tabletop/suite.hpp>
@@ -277,6 +279,70 @@ TEST_CASE("images are not blank and each cube's colour appears where the cube is
       CHECK(rgb[1] > 2 * rgb[2]);
     }
   }
+}
+
+// The front camera's image of env 0 with `groups` drawn (MuJoCo's renderer, as CameraRenderer).
+std::vector<uint8_t> front_image(const TabletopEnv& env, const std::array<bool, 4>& groups) {
+  const mjModel* m = env.scene().model();
+  const int n = 64;
+  mjvScene scene;
+  mjrContext context;
+  mjvOption option;
+  mjvCamera camera;
+  mjv_defaultScene(&scene);
+  mjr_defaultContext(&context);
+  mjv_defaultOption(&option);
+  mjv_defaultCamera(&camera);
+  for (int g = 0; g < 4; ++g) option.geomgroup[g] = groups[static_cast<size_t>(g)];
+  camera.type = mjCAMERA_FIXED;
+  camera.fixedcamid = env.scene().ids().front_camera;
+  mjv_makeScene(m, &scene, 200);
+  mjr_makeContext(m, &context, mjFONTSCALE_100);
+  mjr_setBuffer(mjFB_OFFSCREEN, &context);
+  scene.flags[mjRND_SHADOW] = scene.flags[mjRND_REFLECTION] = scene.flags[mjRND_SKYBOX] = 0;
+  mjv_updateScene(m, const_cast<mjData*>(env.data()), &option, nullptr, &camera, mjCAT_ALL,
+                  &scene);
+  std::vector<uint8_t> pixels(n * n * 3);
+  mjr_render({0, 0, n, n}, &scene, &context);
+  mjr_readPixels(pixels.data(), nullptr, {0, 0, n, n}, &context);
+  mjr_freeContext(&context);
+  mjv_freeScene(&scene);
+  return pixels;
+}
+
+TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, fewer draws") {
+  auto gl = GlContext::create_current();
+  REQUIRE_MESSAGE(gl, gl.error().message());
+  TabletopConfig c;
+  c.threads = 1;
+  c.front_camera = c.wrist_camera = false;
+  TabletopBatch batch(c, 1);
+  batch.reset({5});
+  const auto& env = batch.env(0);
+  // As rendered (groups 0-2: the mesh) and with the collision geoms (group 3) drawn instead of
+  // group 1 (the mesh and the zone, which is visual only).
+  const auto drawn = front_image(env, {true, true, true, false});
+  const auto collision = front_image(env, {true, false, true, true});
+  const auto without_bowl = front_image(env, {true, false, true, false});
+  int differing = 0, bowl = 0;
+  for (size_t p = 0; p < drawn.size(); p += 3) {
+    auto differs = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      for (size_t k = 0; k < 3; ++k)
+        if (std::abs(int(a[p + k]) - int(b[p + k])) > 16) return true;
+      return false;
+    };
+    bowl += differs(collision, without_bowl);
+    differing += differs(drawn, collision) && !differs(drawn, without_bowl);  // not the zone
+  }
+  MESSAGE("the bowl covers ", bowl, " pixels of 64x64; ", differing, " differ, mesh to geoms");
+  CHECK(bowl > 100);  // in view
+  CHECK(differing <= bowl / 50);
+  // Drawn: the table, palm, 2 fingers, 4 cubes, the bowl and the zone.
+  const mjModel* m = env.scene().model();
+  int visible = 0;
+  for (int g = 0; g < m->ngeom; ++g)
+    visible += m->geom_group[g] <= 2 && m->geom_rgba[4 * g + 3] > 0;
+  CHECK(visible == 10);
 }
 
 TEST_CASE("evaluation initial states never coincide with training ones") {

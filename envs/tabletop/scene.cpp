@@ -18,7 +18,7 @@ int id_of(const mjModel* m, mjtObj type, const std::string& name) {
 
 std::shared_ptr<const Scene> Scene::load(Physics physics) {
   return std::shared_ptr<const Scene>(
-      new Scene(load_xml_model("tabletop", scene_xml()).release(), physics));
+      new Scene(load_xml_model("tabletop", scene_xml().c_str()).release(), physics));
 }
 
 Scene::Scene(mjModel* m, Physics physics) : model_(m), physics_(physics) {

@@ -42,7 +42,7 @@ struct SceneIds {
   std::array<int, cube_count> cube_body, cube_geom, cube_qpos, cube_dof;
 };
 
-const char* scene_xml();
+const std::string& scene_xml();
 
 class Scene {
  public:
