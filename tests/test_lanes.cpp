@@ -158,6 +158,10 @@ TEST_CASE("ideal speedup: lane times summed over the longest, bounded by the cor
   r.lanes[static_cast<size_t>(Lane::training)] = {1, 6.0, 6.0, 0};
   // 11 s over max(6 s, 7 s of CPU / 1 core) = 11 / 7.
   CHECK(ideal_speedup(r, 1000, 1) == doctest::Approx(11.0 / 7.0));
+  // The process spent 16 s of CPU (the lanes 7 s, the runtime the rest): 16 s over 2 cores
+  // bound it more than training's 6 s.
+  r.process_cpu_s = 16.0;
+  CHECK(ideal_speedup(r, 1000, 2) == doctest::Approx(11.0 / 8.0));
   CHECK(ideal_speedup(r, 0, 2) == 0);
 }
 

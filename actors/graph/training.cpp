@@ -85,7 +85,9 @@ void send_evaluation_requests(const actors::supervisor_actor& supervisor,
 Error stalled_run(caf::scoped_actor& self, const actors::supervisor_actor& supervisor,
                   const Config& config, const LaneTracer& tracer, const Error& standstill) {
   auto why = standstill.message();
-  if (const auto who = describe(tracer.stalled(config.run.message_timeout_s)); !who.empty())
+  // Half the timeout: an actor that went into its piece of work just after the run's last
+  // progress has been in it a little less than the whole timeout when the watchdog fires.
+  if (const auto who = describe(tracer.stalled(0.5 * config.run.message_timeout_s)); !who.empty())
     why += "; " + who;
   fmt::print(stderr, "dvla: watchdog: {}; stopping the run\n", why);
   std::fflush(stderr);

@@ -36,8 +36,8 @@ struct LaneReport {
 // The speedup that overlapping the lanes could give at best, from their costs per env step in
 // a lock-step run: the lanes' times summed (lock-step runs them one after another) over the
 // longest one (a pipeline is as fast as its slowest lane), and no better than the CPU work
-// spread over `cores`. A lane's time per step is its busy time over its actors (they run in
-// parallel) per env step.
+// spread over `cores` (the process's CPU time where the report has it, else the lanes'). A
+// lane's time per step is its busy time over its actors (they run in parallel) per env step.
 double ideal_speedup(const LaneReport& lock_step, uint64_t env_steps, int cores);
 
 }  // namespace dvla

@@ -136,8 +136,10 @@ double ideal_speedup(const LaneReport& r, uint64_t env_steps, int cores) {
     const double per_step = use.busy_s / std::max(use.actors, 1) / static_cast<double>(env_steps);
     sum += per_step;
     longest = std::max(longest, per_step);
-    cpu += use.cpu_s / static_cast<double>(env_steps);
+    cpu += use.cpu_s;
   }
+  // The runtime's own CPU time (what no lane accounts for) needs the cores as much.
+  cpu = std::max(cpu, r.process_cpu_s) / static_cast<double>(env_steps);
   const double bound = std::max(longest, cpu / std::max(cores, 1));
   return bound > 0 ? sum / bound : 0;
 }
