@@ -31,6 +31,12 @@ nlohmann::json lanes_json(const LaneReport& report) {
   return j;
 }
 
+nlohmann::json work_json(const LaneReport& report) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, seconds] : report.work_s) j[name] = seconds;
+  return j;
+}
+
 nlohmann::json policy_lag_json(const std::vector<uint64_t>& samples_at_lag) {
   nlohmann::json j = nlohmann::json::object();
   const double n = total(samples_at_lag);

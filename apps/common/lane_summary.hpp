@@ -15,6 +15,8 @@ namespace dvla::apps {
 nlohmann::json lane_busy_json(const LaneReport& report);
 // {"sampling": {"actors", "busy_fraction", "busy_seconds", "cpu_seconds"}, ...}
 nlohmann::json lanes_json(const LaneReport& report);
+// {"env_step": 12.3, "forward": 4.1, ...}: seconds of work per span name, over all actors.
+nlohmann::json work_json(const LaneReport& report);
 // {"0": 0.6, "1": 0.4}: the fraction of trained samples per versions of lag.
 nlohmann::json policy_lag_json(const std::vector<uint64_t>& samples_at_lag);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iterator>
 #include <optional>
 #include <thread>
@@ -123,7 +122,7 @@ class Workload {
   }
   static size_t envs(int threads) { return static_cast<size_t>(threads * envs_per_thread); }
 
-  std::shared_ptr<const Scene> scene_;
+  std::shared_ptr<const Scene> scene_;  // the batch's model, loaded again: the batch keeps its own
   TabletopBatch batch_;
   std::vector<ScriptedExpert> experts_;
   std::vector<float> actions_;

@@ -98,6 +98,8 @@ Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint6
             {"sync_lane_busy", lane_busy_json(sync->lanes)},
             {"lanes", lanes_json(async->lanes)},
             {"sync_lanes", lanes_json(sync->lanes)},
+            {"work_seconds", work_json(async->lanes)},
+            {"sync_work_seconds", work_json(sync->lanes)},
             {"process_cpu_seconds", async->lanes.process_cpu_s},
             {"sync_process_cpu_seconds", sync->lanes.process_cpu_s},
             {"lanes_cpu_seconds", lanes_cpu_s(async->lanes)},
