@@ -84,9 +84,15 @@ struct BareMujoco::Renderer {
     mjv_defaultOption(&option);
     mjModel sized = *s.model();
     sized.vis.global.offwidth = sized.vis.global.offheight = c.size;
-    mjv_makeScene(s.model(), &scene, 200);
-    mjr_makeContext(&sized, &context, mjFONTSCALE_100);
-    mjr_setBuffer(mjFB_OFFSCREEN, &context);
+    try {  // MuJoCo's errors arrive as exceptions (dvla's hooks); freeing default structs is safe
+      mjv_makeScene(s.model(), &scene, 200);
+      mjr_makeContext(&sized, &context, mjFONTSCALE_100);
+      mjr_setBuffer(mjFB_OFFSCREEN, &context);
+    } catch (...) {
+      mjr_freeContext(&context);
+      mjv_freeScene(&scene);
+      throw;
+    }
     scene.flags[mjRND_SHADOW] = scene.flags[mjRND_REFLECTION] = scene.flags[mjRND_SKYBOX] = 0;
     const int ids[2] = {s.ids().front_camera, s.ids().wrist_camera};
     for (int k = 0; k < 2; ++k) {
