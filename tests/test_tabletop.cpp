@@ -281,9 +281,17 @@ TEST_CASE("images are not blank and each cube's colour appears where the cube is
   }
 }
 
-// The front camera's image of env 0 with `groups` drawn (MuJoCo's renderer, as CameraRenderer).
-std::vector<uint8_t> front_image(const TabletopEnv& env, const std::array<bool, 4>& groups) {
+// The front camera's image of env 0 with `groups` drawn (MuJoCo's renderer, as CameraRenderer),
+// its primitives tessellated as `quality` says (default: as the scene says).
+std::vector<uint8_t> front_image(const TabletopEnv& env, const std::array<bool, 4>& groups,
+                                 const mjVisual* quality = nullptr) {
   const mjModel* m = env.scene().model();
+  mjModel tessellated = *m;  // a shallow copy: mjr_makeContext reads vis.quality from it
+  if (quality) {
+    tessellated.vis.quality.numslices = quality->quality.numslices;
+    tessellated.vis.quality.numstacks = quality->quality.numstacks;
+    tessellated.vis.quality.numquads = quality->quality.numquads;
+  }
   const int n = 64;
   mjvScene scene;
   mjrContext context;
@@ -297,7 +305,7 @@ std::vector<uint8_t> front_image(const TabletopEnv& env, const std::array<bool, 
   camera.type = mjCAMERA_FIXED;
   camera.fixedcamid = env.scene().ids().front_camera;
   mjv_makeScene(m, &scene, 200);
-  mjr_makeContext(m, &context, mjFONTSCALE_100);
+  mjr_makeContext(&tessellated, &context, mjFONTSCALE_100);
   mjr_setBuffer(mjFB_OFFSCREEN, &context);
   scene.flags[mjRND_SHADOW] = scene.flags[mjRND_REFLECTION] = scene.flags[mjRND_SKYBOX] = 0;
   mjv_updateScene(m, const_cast<mjData*>(env.data()), &option, nullptr, &camera, mjCAT_ALL,
@@ -343,6 +351,41 @@ TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, 
   for (int g = 0; g < m->ngeom; ++g)
     visible += m->geom_group[g] <= 2 && m->geom_rgba[4 * g + 3] > 0;
   CHECK(visible == 10);
+}
+
+TEST_CASE("coarse primitives draw what MuJoCo's default tessellation does") {
+  auto gl = GlContext::create_current();
+  REQUIRE_MESSAGE(gl, gl.error().message());
+  TabletopConfig c;
+  c.threads = 1;
+  c.front_camera = c.wrist_camera = false;
+  TabletopBatch batch(c, 1);
+  batch.reset({5});
+  const auto& env = batch.env(0);
+  mjVisual fine;
+  mj_defaultVisual(&fine);
+  const auto& coarse = env.scene().model()->vis.quality;
+  // The scene's own: fewer slices, stacks and box quads than MuJoCo's default (llvmpipe's cost
+  // per geom is mostly its vertices).
+  CHECK(coarse.numslices < fine.quality.numslices);
+  CHECK(coarse.numquads < fine.quality.numquads);
+  const std::array<bool, 4> groups{true, true, true, false};
+  const auto drawn = front_image(env, groups);
+  const auto reference = front_image(env, groups, &fine);
+  const auto table_only = front_image(env, {true, false, false, false}, &fine);
+  int objects = 0, differing = 0;
+  for (size_t p = 0; p < drawn.size(); p += 3) {
+    auto differs = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      for (size_t k = 0; k < 3; ++k)
+        if (std::abs(int(a[p + k]) - int(b[p + k])) > 16) return true;
+      return false;
+    };
+    objects += differs(reference, table_only);
+    differing += differs(drawn, reference);
+  }
+  MESSAGE("objects cover ", objects, " pixels of 64x64; ", differing, " differ by more than 16");
+  CHECK(objects > 200);
+  CHECK(differing <= objects / 25);  // 4 of 262 here: edges of the zone's disk and the boxes
 }
 
 TEST_CASE("evaluation initial states never coincide with training ones") {

@@ -31,7 +31,8 @@ namespace {
 using namespace dvla;
 using nlohmann::json;
 
-// dvla-sft record's flags (besides the config keys it takes: --suite, --seed, --image-size).
+// dvla-sft record's flags (besides the config keys it takes: --suite, --seed, --image-size,
+// --set).
 struct RecordFlags {
   RecordingOptions options;
   std::string out;
@@ -55,6 +56,9 @@ void add_record_flags(CLI::App& command, apps::ConfigFlags& flags, RecordFlags& 
       ->type_name("X")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  flags.add_set_flag(
+      "a config key (tabletop.* chooses the cameras and physics the demonstrations see, e.g. "
+      "tabletop.wrist_camera=false)");
   command.add_flag("--all", f.all, "write failed episodes too (else only successful ones)");
   command.add_option("--out", f.out, "the dataset file (docs/datasets.md)")
       ->type_name("FILE")
