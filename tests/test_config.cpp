@@ -127,7 +127,7 @@ TEST_CASE("configs/lift-grpo.toml is the measured lift recipe (docs/results.md),
            {"tabletop.threads", "1"}, {"envs_per_sampler", "16"}, {"grpo.group_size", "8"},
            {"ppo.batch_size", "1024"}, {"ppo.learning_rate", "1e-4"},
            {"ppo.learning_rate_schedule", "200:3e-5"},
-           {"eval.every", "25"}, {"eval.episodes", "120"}, {"max_env_steps", "4000000"},
+           {"eval.every", "25"}, {"eval.episodes", "300"}, {"max_env_steps", "1500000"},
            {"logdir", "runs/grpo32"}})
     REQUIRE(set_config_value(from_flags, key, value));
   CHECK(dump_config(from_file) == dump_config(from_flags));

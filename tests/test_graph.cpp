@@ -549,6 +549,28 @@ TEST_CASE("evaluation during a run uses only evaluation starts, and samplers nev
   CHECK(samplers.evaluation.load() == 0);
 }
 
+TEST_CASE("eval.actions: mean actions give one fixed figure, sampled ones follow the seed") {
+  Config config;
+  config.run.eval_episodes = 16;
+  const auto parts = default_graph_parts(config);
+  auto env = parts.make_env(0, 1);
+  auto policy = parts.make_policy(env->spec());
+  const auto weights = FlatParameters(*policy).to_frame(0);
+  auto returns = [&](EvalActions actions, uint64_t seed) {
+    Config c = config;
+    c.run.eval_actions = actions;
+    c.run.seed = seed;
+    auto e = evaluate_weights(parts, c, weights);
+    REQUIRE_MESSAGE(e, e.error().message());
+    return e->returns;
+  };
+  const auto mean = returns(EvalActions::mean, 1);
+  const auto sampled = returns(EvalActions::sampled, 1);
+  CHECK(returns(EvalActions::mean, 1) == mean);
+  CHECK(returns(EvalActions::sampled, 1) == sampled);  // reproducible from the seed
+  CHECK(sampled != mean);  // the same starts, other actions
+}
+
 TEST_CASE("CPU time an env spends on its own threads counts as the sampling lane's") {
   Config config;
   config.run.max_env_steps = 8'000;

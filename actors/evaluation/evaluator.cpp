@@ -81,7 +81,8 @@ caf::result<msg::MetricsFrame> evaluate(self_ptr self, const msg::WeightsFrame& 
     return make_error(errc::incompatible_message, s.setup.name + ": " + loaded.error().message());
   ++s.evaluations;
   auto video = due_video(s);
-  const auto result = evaluate_policy(*s.policy, *s.env, s.setup.seed, video ? &*video : nullptr);
+  const auto result = evaluate_policy(*s.policy, *s.env, s.setup.seed, s.setup.actions,
+                                      video ? &*video : nullptr);
   auto report = evaluation_report(result, update->version);
   if (video) save_video(s, *video, report);
   return msg::build(msg::Metrics{s.setup.name, steady_now_ns(), std::move(report)});

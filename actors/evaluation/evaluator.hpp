@@ -26,6 +26,7 @@ struct EvaluatorSetup {
   std::function<std::unique_ptr<envs::BatchedEnv>()> make_env;  // one env per episode
   std::function<std::shared_ptr<Policy>(const envs::EnvSpec&)> make_policy;
   uint64_t seed = 1;
+  EvalActions actions = EvalActions::mean;  // eval.actions
   int torch_threads = 1;  // LibTorch intra-op threads of its forward passes
   int nice = 0;           // its thread's nice value (eval.nice): above 0, below the lanes
   // Every `video_every`-th evaluation writes a GIF of its first `video_episodes` episodes to

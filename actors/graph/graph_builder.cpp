@@ -207,6 +207,7 @@ void build_evaluator(Builder& b) {
   }
   e.make_policy = b.graph.make_policy;
   e.seed = c.run.seed;
+  e.actions = c.run.eval_actions;
   e.torch_threads = c.graph.torch_threads;
   e.nice = c.run.eval_nice;
   if (!c.run.logdir.empty()) e.video_dir = c.run.logdir + "/videos";

@@ -49,6 +49,11 @@ std::vector<Setting> config_settings(Config& c) {
        "instead of competing with them, so evaluations finish later and an observed run runs as "
        "an unobserved one would (dvla-bench efficiency: 19); 0: like the lanes",
        &c.run.eval_nice},
+      {"eval.actions",
+       "mean (the policy's most likely action: deterministic, one fixed figure per version) | "
+       "sampled (drawn from the policy as in training, from the run's seed: what the training "
+       "episodes' success measures)",
+       enum_field(&c.run.eval_actions)},
       {"eval.video_every",
        "every N-th evaluation during a run records its first episodes' camera images as an "
        "animated GIF in <logdir>/videos and TensorBoard (envs with images, runs with a logdir), "

@@ -26,6 +26,9 @@ enum class RunMode { async, sync };
 enum class PolicyKind { automatic, mlp, vla, torchscript, null };
 enum class VlaPreset { tiny, small, base, large };
 enum class Device { cpu, cuda };  // where policies compute
+// The actions an evaluation takes: mean (the policy's most likely action: deterministic, one fixed
+// figure per version) or sampled (drawn as in training, from the evaluation's seed).
+enum class EvalActions { mean, sampled };
 // automatic: lane threads pinned to cores of their own (runtime/platform/placement.hpp); none: the
 // OS places them.
 enum class PlacementMode { none, automatic };
@@ -34,6 +37,11 @@ template <>
 struct EnumNames<RunMode> {
   static constexpr std::array<std::pair<RunMode, std::string_view>, 2> names{
       {{RunMode::async, "async"}, {RunMode::sync, "sync"}}};
+};
+template <>
+struct EnumNames<EvalActions> {
+  static constexpr std::array<std::pair<EvalActions, std::string_view>, 2> names{
+      {{EvalActions::mean, "mean"}, {EvalActions::sampled, "sampled"}}};
 };
 template <>
 struct EnumNames<PolicyKind> {
@@ -75,6 +83,7 @@ struct RunConfig {
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
   int eval_backlog = 0;  // due versions that wait (with their weights) while an evaluation runs
   int eval_nice = 0;            // the evaluator thread's nice value: 0 like the lanes, up to 19
+  EvalActions eval_actions = EvalActions::mean;
   int eval_video_every = 1;     // every N-th evaluation during a run records a GIF; 0: none
   int eval_video_episodes = 3;  // the first episodes of such an evaluation in its GIF
   double stop_eval_success = 0;  // end the run once an evaluation reaches this; 0: never

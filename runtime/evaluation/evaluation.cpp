@@ -18,14 +18,16 @@ std::string family_of(const std::string& task) { return task.substr(0, task.find
 }  // namespace
 
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed,
-                                 EpisodeVideo* video, const EvaluationProgressFn& progress) {
+                                 EvalActions actions, EpisodeVideo* video,
+                                 const EvaluationProgressFn& progress) {
   EvaluationResult result;
   const int episodes = static_cast<int>(env.size());
   env.reset_for_evaluation(seed);
   const auto& spec = env.spec();
   // Each env runs one episode: its task is the one it starts with.
   const std::vector<int32_t> tasks = env.output().task_ids;
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // unused: deterministic
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);  // for sampled actions
+  const bool deterministic = actions == EvalActions::mean;
   const auto device = device_of(policy);
   std::vector<bool> done(static_cast<size_t>(episodes), false);
   int remaining = episodes;
@@ -36,7 +38,7 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   while (remaining > 0) {
     const auto input = policy_input(env.output(), spec).to(device);
     const auto actions =
-        policy.act(input, /*deterministic=*/true, generator).actions.to(at::kCPU).contiguous();
+        policy.act(input, deterministic, generator).actions.to(at::kCPU).contiguous();
     env.step(actions.data_ptr<float>());
     if (video) video->record(env.output(), done);
     for (size_t i = 0; i < done.size(); ++i) {
@@ -80,8 +82,8 @@ Expected<EvaluationResult> evaluate_weights(const GraphParts& parts, const Confi
   if (auto loaded = parameters.load(*update); !loaded) return loaded.error().within("evaluation");
   auto video = options.video ? evaluation_video(env->spec(), options.video_episodes)
                              : std::nullopt;
-  auto result = evaluate_policy(*policy, *env, config.run.seed, video ? &*video : nullptr,
-                                options.progress);
+  auto result = evaluate_policy(*policy, *env, config.run.seed, config.run.eval_actions,
+                                video ? &*video : nullptr, options.progress);
   if (video) *options.video = video->frames();
   return result;
 }

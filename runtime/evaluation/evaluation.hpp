@@ -1,6 +1,6 @@
 #pragma once
-// Evaluation: the policy's deterministic (most likely) actions on fresh episodes, never used for
-// training.
+// Evaluation: the policy's most likely (deterministic) or sampled actions (eval.actions) on fresh
+// episodes, never used for training.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,10 +46,11 @@ struct EvaluationProgress {
 };
 using EvaluationProgressFn = std::function<void(const EvaluationProgress&)>;
 
-// Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation);
-// `video`, if given, records the first envs' camera images at every step; `progress`, if given,
-// hears after every step.
+// Runs one episode in each env of `env` from its evaluation starts (reset_for_evaluation), with
+// `actions` (sampled ones drawn from `seed`); `video`, if given, records the first envs' camera
+// images at every step; `progress`, if given, hears after every step.
 EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t seed,
+                                 EvalActions actions = EvalActions::mean,
                                  EpisodeVideo* video = nullptr,
                                  const EvaluationProgressFn& progress = {});
 
