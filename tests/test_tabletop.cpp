@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
@@ -318,15 +319,28 @@ std::vector<uint8_t> front_image(const TabletopEnv& env, const std::array<bool, 
   return pixels;
 }
 
-TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, fewer draws") {
-  auto gl = GlContext::create_current();
-  REQUIRE_MESSAGE(gl, gl.error().message());
+// One env at a fixed start, without cameras of its own: the tests below render it themselves.
+std::unique_ptr<TabletopBatch> env_at_a_fixed_start() {
   TabletopConfig c;
   c.threads = 1;
   c.front_camera = c.wrist_camera = false;
-  TabletopBatch batch(c, 1);
-  batch.reset({5});
-  const auto& env = batch.env(0);
+  auto batch = std::make_unique<TabletopBatch>(c, 1);
+  batch->reset({5});
+  return batch;
+}
+
+// Whether the pixel at byte `p` of two RGB images differs by more than 16 levels in a channel.
+bool pixel_differs(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t p) {
+  for (size_t k = 0; k < 3; ++k)
+    if (std::abs(int(a[p + k]) - int(b[p + k])) > 16) return true;
+  return false;
+}
+
+TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, fewer draws") {
+  auto gl = GlContext::create_current();
+  REQUIRE_MESSAGE(gl, gl.error().message());
+  const auto batch = env_at_a_fixed_start();
+  const auto& env = batch->env(0);
   // As rendered (groups 0-2: the mesh) and with the collision geoms (group 3) drawn instead of
   // group 1 (the mesh and the zone, which is visual only).
   const auto drawn = front_image(env, {true, true, true, false});
@@ -334,11 +348,7 @@ TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, 
   const auto without_bowl = front_image(env, {true, false, true, false});
   int differing = 0, bowl = 0;
   for (size_t p = 0; p < drawn.size(); p += 3) {
-    auto differs = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-      for (size_t k = 0; k < 3; ++k)
-        if (std::abs(int(a[p + k]) - int(b[p + k])) > 16) return true;
-      return false;
-    };
+    auto differs = [p](const auto& a, const auto& b) { return pixel_differs(a, b, p); };
     bowl += differs(collision, without_bowl);
     differing += differs(drawn, collision) && !differs(drawn, without_bowl);  // not the zone
   }
@@ -356,12 +366,8 @@ TEST_CASE("one mesh draws the bowl as its collision geoms are: the same pixels, 
 TEST_CASE("coarse primitives draw what MuJoCo's default tessellation does") {
   auto gl = GlContext::create_current();
   REQUIRE_MESSAGE(gl, gl.error().message());
-  TabletopConfig c;
-  c.threads = 1;
-  c.front_camera = c.wrist_camera = false;
-  TabletopBatch batch(c, 1);
-  batch.reset({5});
-  const auto& env = batch.env(0);
+  const auto batch = env_at_a_fixed_start();
+  const auto& env = batch->env(0);
   mjVisual fine;
   mj_defaultVisual(&fine);
   const auto& coarse = env.scene().model()->vis.quality;
@@ -375,11 +381,7 @@ TEST_CASE("coarse primitives draw what MuJoCo's default tessellation does") {
   const auto table_only = front_image(env, {true, false, false, false}, &fine);
   int objects = 0, differing = 0;
   for (size_t p = 0; p < drawn.size(); p += 3) {
-    auto differs = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-      for (size_t k = 0; k < 3; ++k)
-        if (std::abs(int(a[p + k]) - int(b[p + k])) > 16) return true;
-      return false;
-    };
+    auto differs = [p](const auto& a, const auto& b) { return pixel_differs(a, b, p); };
     objects += differs(reference, table_only);
     differing += differs(drawn, reference);
   }
