@@ -37,9 +37,9 @@ EvaluationResult evaluate_policy(Policy& policy, envs::BatchedEnv& env, uint64_t
   EvaluationProgress progressed{0, spec.max_episode_steps, 0, episodes};
   while (remaining > 0) {
     const auto input = policy_input(env.output(), spec).to(device);
-    const auto actions =
+    const auto chosen =
         policy.act(input, deterministic, generator).actions.to(at::kCPU).contiguous();
-    env.step(actions.data_ptr<float>());
+    env.step(chosen.data_ptr<float>());
     if (video) video->record(env.output(), done);
     for (size_t i = 0; i < done.size(); ++i) {
       if (done[i] || !env.output().episode_ended(i)) continue;
