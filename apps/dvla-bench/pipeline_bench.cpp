@@ -4,6 +4,7 @@
 // (ideal_speedup).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <thread>
 
 #include <dvla/actors/graph/training.hpp>
@@ -66,6 +67,13 @@ struct ModeRun {
   LaneReport lanes;
 };
 
+// The process's CPU seconds per env step of a run.
+double cpu_per_env_step(const ModeRun& run) {
+  return run.status.env_steps > 0
+             ? run.lanes.process_cpu_s / static_cast<double>(run.status.env_steps)
+             : 0.0;
+}
+
 // `meter` counts env steps over all runs; this run's start at `before`.
 Expected<ModeRun> run_mode(Config config, RunMode mode, ProgressMeter& meter, uint64_t before) {
   config.run.mode = mode;
@@ -88,6 +96,12 @@ Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint6
   LaneReport lanes_only = sync->lanes;  // the bound as it was before the runtime's CPU counted
   lanes_only.process_cpu_s = 0;
   const double ideal_lanes = ideal_speedup(lanes_only, sync->status.env_steps, cores);
+  // Where a CPU-bound pipeline loses against the ideal: cores left idle, and work that costs
+  // more CPU per env step than in lock-step (its own extra work, or work slowed by sharing the
+  // machine with other work); efficiency is about cores used / cores / CPU ratio.
+  const double cores_used =
+      async->lanes.wall_s > 0 ? async->lanes.process_cpu_s / async->lanes.wall_s : 0.0;
+  const double cpu_ratio = cpu_per_env_step(*async) / std::max(cpu_per_env_step(*sync), 1e-12);
   json j = {{"sync_steps_per_second", sync->steps_per_second},
             {"async_steps_per_second", async->steps_per_second},
             {"speedup", speedup},
@@ -104,6 +118,8 @@ Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint6
             {"sync_process_cpu_seconds", sync->lanes.process_cpu_s},
             {"lanes_cpu_seconds", lanes_cpu_s(async->lanes)},
             {"sync_lanes_cpu_seconds", lanes_cpu_s(sync->lanes)},
+            {"async_cores_used", cores_used},
+            {"cpu_per_env_step_ratio", cpu_ratio},
             {"policy_lag_mean", async->status.policy_lag_mean},
             {"policy_lag_distribution", policy_lag_json(async->status.policy_lag_samples)},
             {"cores", cores}};
@@ -115,6 +131,8 @@ Expected<json> compare(const Workload& w, int cores, ProgressMeter& meter, uint6
                          "efficiency {:.2f}, async policy lag {:.2f}",
                          speedup, ideal, ideal_lanes, j["efficiency"].get<double>(),
                          async->status.policy_lag_mean));
+  meter.note(fmt::format("  async used {:.2f} of {} cores, at {:.2f}x sync's CPU per env step",
+                         cores_used, cores, cpu_ratio));
   return j;
 }
 
