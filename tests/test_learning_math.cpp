@@ -238,6 +238,7 @@ TEST_CASE("GRPO batches: scores, valid steps of informative groups, their advant
   // Lag against version 6: steps 0, 1, 2 are 2, 1, 0 behind; rows 0 1 4 5 9 -> 2 2 1 1 0.
   CHECK(b.policy_lag.mean() == doctest::Approx(6.0 / 5));
   CHECK(b.policy_lag.samples == std::vector<uint64_t>{1, 2, 2});
+  CHECK(at::equal(b.sample_lags, at::tensor(std::vector<int64_t>{2, 2, 1, 1, 0}, at::kLong)));
   CHECK_FALSE(b.reference_log_probs.defined());
   // Under the return reward both groups differ: every valid step trains.
   CHECK(informative_samples(s, EpisodeScore::episode_return) == 7);
@@ -286,6 +287,8 @@ TEST_CASE("PPO batches: advantages from the behaviour values, or from the learne
       CHECK(b.advantages[i].item<float>() == doctest::Approx(expected[i]));
       CHECK(b.returns[i].item<float>() == doctest::Approx(expected[i] + v[i]));
     }
+    // Versions 1, 1, 2 against the learner's 2: each step's envs lag 1, 1, 0.
+    CHECK(at::equal(b.sample_lags, at::tensor(std::vector<int64_t>{1, 1, 1, 1, 0, 0}, at::kLong)));
   };
   check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::behaviour), values);
   // The learner's critic values every observation (the bootstrap values stay the segment's).

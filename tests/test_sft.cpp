@@ -413,6 +413,31 @@ TEST_CASE("an update reports its lagging samples' importance weights") {
   CHECK(lagging.importance_weight_ess == doctest::Approx(0.9).epsilon(1e-4));
 }
 
+TEST_CASE("a learner's own samples in a lagging batch keep their behaviour log-probabilities") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  const auto input = six_tabletop_inputs();
+  VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
+  PpoConfig c;
+  c.epochs = 1;
+  c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
+  // Every row acted with e^-0.5 of the learner's probability; rows 0-2 are of the learner's
+  // version, rows 3-5 one behind.
+  auto batch = acted_batch(policy, input, 0);
+  batch.policy_lag = PolicyLagCounts{};
+  batch.policy_lag.add(0, 3);
+  batch.policy_lag.add(1, 3);
+  batch.sample_lags = at::tensor(std::vector<int64_t>{0, 0, 0, 1, 1, 1}, at::kLong);
+  const auto s = PpoLearner(policy, c, 1).update(std::move(batch));
+  // Rows 0-2 are clipped around their own behaviour log-probabilities (ratio e^0.5), rows 3-5
+  // around the learner's (ratio 1).
+  CHECK(s.clip_fraction == doctest::Approx(0.5));
+  // Weights 1 (rows 0-2) and e^0.5 (rows 3-5): ESS (3 + 3 e^0.5)^2 / (6 (3 + 3 e)).
+  const double w = std::exp(0.5);
+  CHECK(s.importance_weight_max == doctest::Approx(w).epsilon(1e-4));
+  CHECK(s.importance_weight_ess ==
+        doctest::Approx(std::pow(1 + w, 2) / (2 * (1 + std::exp(1.0)))).epsilon(1e-4));
+}
+
 TEST_CASE("a learning rate set on the learner is the rate of its next update") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();

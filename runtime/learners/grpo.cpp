@@ -101,6 +101,7 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, advantages;
   PolicyLagCounts lag;
+  std::vector<int64_t> sample_lags;
   int64_t samples = 0;
   for (const auto& s : segments) {
     const auto g = advantages_of(s, reward);
@@ -118,9 +119,10 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
     std::vector<float> a(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
       a[k] = g.advantage[static_cast<size_t>(rows[k] % E)];
-      lag.add(
-          StalenessBound::lag(learner_version, s.policy_versions[static_cast<size_t>(rows[k] / E)]),
-          1);
+      const uint64_t behind =
+          StalenessBound::lag(learner_version, s.policy_versions[static_cast<size_t>(rows[k] / E)]);
+      lag.add(behind, 1);
+      sample_lags.push_back(static_cast<int64_t>(behind));
     }
     advantages.push_back(at::from_blob(a.data(), {n}, at::kFloat).clone());
     samples += n;
@@ -134,6 +136,7 @@ TrainingBatch make_grpo_batch(const std::vector<msg::TrajectorySegment>& segment
   b.values = at::zeros({samples});
   b.returns = at::zeros({samples});  // no critic: with value_coef 0 these are unused
   b.policy_lag = std::move(lag);
+  b.sample_lags = at::tensor(sample_lags, at::kLong);
   return b;
 }
 

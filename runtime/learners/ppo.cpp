@@ -126,17 +126,22 @@ void PpoLearner::measure_importance_weights() {
 
 at::Tensor PpoLearner::proximal_log_probs() {
   at::NoGradGuard no_grad;
-  const int64_t n = batch_.size();
+  // A sample of the learner's own version was acted by the proximal policy: its behaviour
+  // log-probability is the proximal one, and only the lagging samples need a forward pass.
+  auto proximal = batch_.log_probs.clone();
+  const auto lagging = batch_.sample_lags.defined() ? at::nonzero(batch_.sample_lags > 0).view({-1})
+                                                    : at::arange(batch_.size(), at::kLong);
+  const int64_t n = lagging.numel();
   const int64_t chunk = std::max<int64_t>(config_.minibatch_size, 1);  // bounds the memory
-  std::vector<at::Tensor> parts;
   for (int64_t start = 0; start < n; start += chunk) {
-    const auto idx = at::arange(start, std::min(n, start + chunk), at::kLong);
-    parts.push_back(policy_
-                        .evaluate(batch_.inputs.index_select(idx).to(device_),
-                                  batch_.actions.index_select(0, idx).to(device_))
-                        .log_probs.to(at::kCPU));
+    const auto idx = lagging.narrow(0, start, std::min(chunk, n - start));
+    const auto log_probs = policy_
+                               .evaluate(batch_.inputs.index_select(idx).to(device_),
+                                         batch_.actions.index_select(0, idx).to(device_))
+                               .log_probs.to(at::kCPU);
+    proximal.index_copy_(0, idx, log_probs);
   }
-  return at::cat(parts);
+  return proximal;
 }
 
 bool PpoLearner::step() {

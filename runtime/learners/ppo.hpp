@@ -76,7 +76,8 @@ class PpoLearner {
   Status set_rng_state(const std::string& hex);
 
  private:
-  // The learner's log-probabilities of the batch's actions as the update starts (no gradient).
+  // The learner's log-probabilities of the batch's actions as the update starts (no gradient);
+  // a forward pass over the lagging samples only, the others' are their behaviour ones.
   at::Tensor proximal_log_probs();
   // Fills the importance-weight statistics of the update in progress.
   void measure_importance_weights();

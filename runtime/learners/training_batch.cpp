@@ -46,6 +46,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
   std::vector<PolicyInput> inputs;
   std::vector<at::Tensor> actions, log_probs, values, advantages;
   PolicyLagCounts lag;
+  std::vector<int64_t> sample_lags;
   for (const auto& s : segments) {
     const int64_t T = s.steps(), E = s.envs();
     inputs.push_back(policy_input(s.observations, 2));
@@ -65,8 +66,11 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     actions.push_back(view_of(s.actions, at::kFloat).view({T * E, s.actions.dim(2)}));
     log_probs.push_back(view_of(s.log_probs, at::kFloat).view({T * E}));
     values.push_back(own_values);
-    for (auto v : s.policy_versions)
-      lag.add(StalenessBound::lag(learner_version, v), static_cast<uint64_t>(E));
+    for (auto v : s.policy_versions) {  // rows t * E + e: E samples per step
+      const uint64_t behind = StalenessBound::lag(learner_version, v);
+      lag.add(behind, static_cast<uint64_t>(E));
+      sample_lags.insert(sample_lags.end(), static_cast<size_t>(E), static_cast<int64_t>(behind));
+    }
   }
   TrainingBatch b;
   if (segments.empty()) return b;
@@ -77,6 +81,7 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
   b.advantages = at::cat(advantages);
   b.returns = b.advantages + b.values;
   b.policy_lag = std::move(lag);
+  b.sample_lags = at::tensor(sample_lags, at::kLong);
   return b;
 }
 

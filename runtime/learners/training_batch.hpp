@@ -21,6 +21,9 @@ struct TrainingBatch {
   at::Tensor returns;              // [N] advantages + values: the critic's targets
   at::Tensor reference_log_probs;  // [N] the starting policy's, for a KL term; may be undefined
   PolicyLagCounts policy_lag;      // versions between the behaviour policies and the learner
+  // [N] int64: each sample's lag in versions; undefined where the batch's maker did not say
+  // (every sample is then taken to lag)
+  at::Tensor sample_lags;
 
   int64_t size() const { return inputs.state.defined() ? inputs.size() : 0; }
 };
