@@ -372,12 +372,18 @@ PolicyInput six_tabletop_inputs() {
           at::randint(1, 12, {6, 12}, at::kLong)};
 }
 
+// One gradient step over the six rows: its statistics are those of the starting policy.
+PpoConfig one_step_over_six() {
+  PpoConfig c;
+  c.epochs = 1;
+  c.minibatch_size = 6;
+  return c;
+}
+
 TEST_CASE("lagging samples are clipped around the learner's policy, not the one that acted") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
-  PpoConfig c;
-  c.epochs = 1;
-  c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
+  const auto c = one_step_over_six();
   auto first_step = [&](uint64_t lag) {
     VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
     return PpoLearner(policy, c, 1).update(acted_batch(policy, input, lag));
@@ -396,9 +402,7 @@ TEST_CASE("an update reports its lagging samples' importance weights") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
   VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
-  PpoConfig c;
-  c.epochs = 1;
-  c.minibatch_size = 6;
+  const auto c = one_step_over_six();
   // Fresh samples have no proximal policy: the weights are all 1.
   const auto fresh = PpoLearner(policy, c, 1).update(acted_batch(policy, input, 0));
   CHECK(fresh.importance_weight_max == 1.0);
@@ -417,9 +421,7 @@ TEST_CASE("a learner's own samples in a lagging batch keep their behaviour log-p
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
   VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
-  PpoConfig c;
-  c.epochs = 1;
-  c.minibatch_size = 6;  // one gradient step: its statistics are those of the starting policy
+  const auto c = one_step_over_six();
   // Every row acted with e^-0.5 of the learner's probability; rows 0-2 are of the learner's
   // version, rows 3-5 one behind.
   auto batch = acted_batch(policy, input, 0);
