@@ -105,6 +105,13 @@ void frames(const fs::path& dir, const Data& d) {
   s.success = {d.success.data(), {2, 3}};
   s.groups = {0, 0, 1};
   frame_seed(dir, "trajectory_segment", build(s));
+  // State only, with what the envs observe after the last step (ppo.advantage_values=learner).
+  TrajectorySegment valued = s;
+  valued.observations.images = {};
+  valued.observations.instructions = {};
+  valued.groups = {};
+  valued.bootstrap_observations.state = {d.obs.data(), {3, 4}};
+  frame_seed(dir, "trajectory_segment_bootstrap", build(valued));
   WeightUpdate w;
   w.version = 7;
   w.manifest = {{"a.weight", {2, 3}, 0}, {"a.bias", {4}, 6}};

@@ -30,4 +30,7 @@ struct TrajectorySegment {
   # The sampler's index of the segment's env 0 (a sampler's env buffers each ship their envs):
   # (samplerId, firstEnv + env) names one env's stream of steps across segments.
   firstEnv @17 :UInt32;
+  # What each env observes after step T-1 (bootstrapValues value it), when the learner values
+  # the segment with its own critic (ppo.advantage_values = learner); absent otherwise.
+  bootstrapObservations @18 :Observation;  # leading dimension [envs]
 }

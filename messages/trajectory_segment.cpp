@@ -22,6 +22,7 @@ SegmentFrame build(const TrajectorySegment& m) {
   using codec::tensor_bytes;
   const size_t size = codec::observation_bytes(m.observations) + tensor_bytes(m.actions) +
                       8 * tensor_bytes(m.rewards) + codec::observation_bytes(m.final_observations) +
+                      codec::observation_bytes(m.bootstrap_observations) +
                       8 * m.policy_versions.size() + 4 * (m.final_indices.size() + m.groups.size());
   return SegmentFrame(
       codec::encode<schema::TrajectorySegment>(size, [&](schema::TrajectorySegment::Builder b) {
@@ -46,6 +47,8 @@ SegmentFrame build(const TrajectorySegment& m) {
           auto idx = b.initFinalIndices(static_cast<unsigned>(m.final_indices.size()));
           for (unsigned i = 0; i < m.final_indices.size(); ++i) idx.set(i, m.final_indices[i]);
         }
+        if (m.bootstrap_observations.state.rank())
+          codec::write_observations(b.initBootstrapObservations(), m.bootstrap_observations);
         if (!m.valid.shape.empty()) codec::write_tensor(b.initValid(), m.valid);
         if (!m.groups.empty()) {
           auto groups = b.initGroups(static_cast<unsigned>(m.groups.size()));
@@ -56,12 +59,24 @@ SegmentFrame build(const TrajectorySegment& m) {
 
 namespace {
 
-// Final observations are observations of the same kind, one per truncated step.
-void check_like(const TensorRef<float>& final, const TensorRef<float>& steps, const char* what) {
-  codec::require(
-      final.rank() + 1 == steps.rank() &&
-          std::equal(steps.shape.begin() + 2, steps.shape.end(), final.shape.begin() + 1),
-      what);
+// `rows` (final or bootstrap observations, leading dimension [count]) must be observations of
+// the segment's kind: the same state, image and instruction shapes as its steps'.
+void require_rows_like_steps(const Observations& rows, const TrajectorySegment& m, int64_t count,
+                             const std::string& field, const char* count_name) {
+  const auto& o = m.observations;
+  auto same_row_shape = [](const auto& row, const auto& step) {
+    return row.rank() + 1 == step.rank() &&
+           std::equal(step.shape.begin() + 2, step.shape.end(), row.shape.begin() + 1);
+  };
+  if (!same_row_shape(rows.state, o.state))
+    codec::malformed("field '" + field + ".state' rows are not observations");
+  if (rows.has_images() != o.has_images() ||
+      (rows.has_images() && !same_row_shape(rows.images, o.images)))
+    codec::malformed("field '" + field + ".images' rows do not match the segment's images");
+  if (rows.has_instructions() != o.has_instructions() ||
+      (rows.has_instructions() && !same_row_shape(rows.instructions, o.instructions)))
+    codec::malformed("field '" + field + ".instructions' rows do not match the segment's");
+  codec::require_dim(rows.state, 0, count, (field + ".state").c_str(), count_name);
 }
 
 // The truncated final observations must line up with the truncated steps of the segment.
@@ -73,16 +88,8 @@ void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegm
   }
   m.final_observations = codec::read_observations(r.hasFinalObservations(),
                                                   r.getFinalObservations(), "finalObservations", 1);
-  const auto& o = m.observations;
-  const auto& f = m.final_observations;
-  check_like(f.state, o.state, "field 'finalObservations.state' rows are not observations");
-  codec::require(
-      f.has_images() == o.has_images() &&
-          (!f.has_images() || std::equal(o.images.shape.begin() + 2, o.images.shape.end(),
-                                         f.images.shape.begin() + 1)),
-      "field 'finalObservations.images' rows do not match the segment's images");
-  codec::require_dim(f.state, 0, static_cast<int64_t>(m.final_indices.size()),
-                     "finalObservations.state", "the length of 'finalIndices'");
+  require_rows_like_steps(m.final_observations, m, static_cast<int64_t>(m.final_indices.size()),
+                          "finalObservations", "the length of 'finalIndices'");
   const auto cells = static_cast<uint64_t>(m.steps() * m.envs());
   for (size_t i = 0; i < m.final_indices.size(); ++i) {
     const uint32_t idx = m.final_indices[i];
@@ -91,6 +98,15 @@ void read_final_observations(schema::TrajectorySegment::Reader r, TrajectorySegm
     codec::require(m.truncated.data[idx] != 0,
                    "field 'finalIndices' names a step that is not truncated");
   }
+}
+
+// One observation per env, when present.
+void read_bootstrap_observations(schema::TrajectorySegment::Reader r, TrajectorySegment& m) {
+  if (!r.hasBootstrapObservations()) return;
+  m.bootstrap_observations =
+      codec::read_observations(true, r.getBootstrapObservations(), "bootstrapObservations", 1);
+  require_rows_like_steps(m.bootstrap_observations, m, m.envs(), "bootstrapObservations",
+                          "the envs of 'observations'");
 }
 
 template <class T>
@@ -150,6 +166,7 @@ Expected<TrajectorySegment> read(const SegmentFrame& f) {
         codec::require(m.groups.empty() || static_cast<int64_t>(m.groups.size()) == envs,
                        "field 'groups' does not hold one group per env");
         read_final_observations(r, m);
+        read_bootstrap_observations(r, m);
         return m;
       });
 }

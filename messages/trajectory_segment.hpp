@@ -31,6 +31,8 @@ struct TrajectorySegment {
   TensorRef<uint8_t> valid;               // [T, envs]; empty: every step is valid
   std::vector<int32_t> groups;            // [envs]; empty: no groups
   bool last = false;                      // the sampler's final segment: it sends no more
+  // [envs] what each env observes after the last step, for the learner's critic; may be empty
+  Observations bootstrap_observations;
 
   int64_t steps() const { return observations.state.rank() ? observations.state.dim(0) : 0; }
   int64_t envs() const { return observations.state.rank() > 1 ? observations.state.dim(1) : 0; }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -164,6 +165,71 @@ TEST_CASE("a stage that drops segments keeps them from the learner; their env st
     CHECK(result->status.segments_dropped == static_cast<uint64_t>(dropped->load()));
     std::lock_guard lock(seen->mutex);
     CHECK(seen->segments > 0);
+  }
+}
+
+// Per env stream (sampler, first env), in the order shipped: each segment's first observations
+// and the observations it carries for after its last step.
+struct Streams {
+  struct Segment {
+    uint64_t sequence;
+    std::vector<float> first, after;
+  };
+  std::mutex mutex;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Segment>> segments;
+};
+
+TEST_CASE("with the learner's critic values, a segment carries what its envs observe next") {
+  for (auto values : {AdvantageValues::learner, AdvantageValues::behaviour}) {
+    for (auto mode : {RunMode::async, RunMode::sync}) {
+      const std::string name = std::string(to_text(values)) + " " + std::string(to_text(mode));
+      CAPTURE(name);
+      auto config = cartpole(6'000);
+      config.run.mode = mode;
+      config.ppo.advantage_values = values;
+      auto graph = default_graph(config);
+      auto streams = std::make_shared<Streams>();
+      add_stage(graph, "record", [streams](caf::actor_system& system) {
+        return system.spawn(
+            [streams](actors::stage_actor::pointer) -> actors::stage_actor::behavior_type {
+              return {[streams](const msg::SegmentFrame& frame) {
+                auto s = msg::read(frame);
+                REQUIRE(s);
+                const auto& state = s->observations.state;
+                const auto row = state.numel() / state.dim(0);  // the envs' first observations
+                const auto& after = s->bootstrap_observations.state;
+                const auto after_size = after.rank() ? after.numel() : 0;
+                std::lock_guard lock(streams->mutex);
+                streams->segments[{s->sampler_id, s->first_env}].push_back(
+                    {s->sequence, std::vector<float>(state.data, state.data + row),
+                     std::vector<float>(after.data, after.data + after_size)});
+                return frame;
+              }};
+            });
+      });
+      auto result = train(config, graph);
+      REQUIRE_MESSAGE(result, result.error().message());
+      std::lock_guard lock(streams->mutex);
+      REQUIRE(!streams->segments.empty());
+      int followed = 0;
+      for (auto& [stream, segments] : streams->segments) {
+        std::sort(segments.begin(), segments.end(),
+                  [](const auto& a, const auto& b) { return a.sequence < b.sequence; });
+        for (size_t i = 0; i < segments.size(); ++i) {
+          if (values == AdvantageValues::behaviour) {
+            CHECK(segments[i].after.empty());
+            continue;
+          }
+          REQUIRE(segments[i].after.size() == segments[i].first.size());
+          // The next segment of the stream starts where this one's observations after end.
+          if (i + 1 < segments.size()) {
+            CHECK(segments[i].after == segments[i + 1].first);
+            ++followed;
+          }
+        }
+      }
+      if (values == AdvantageValues::learner) CHECK(followed > 4);
+    }
   }
 }
 

@@ -274,12 +274,13 @@ TEST_CASE("PPO batches: advantages from the behaviour values, or from the learne
   s.bootstrap_values = {bootstrap.data(), {E}};
   s.policy_versions = {1, 1, 2};
   const std::vector<float> no_truncation(T * E, 0);
-  auto gae = [&](const float* v) {
+  auto gae = [&](const float* v, const float* boot) {
     return generalized_advantages({T, E, rewards.data(), v, terminated.data(), truncated.data(),
-                                   no_truncation.data(), bootstrap.data(), 0.9f, 0.8f});
+                                   no_truncation.data(), boot, 0.9f, 0.8f});
   };
-  auto check = [&](const TrainingBatch& b, const std::vector<float>& v) {
-    const auto expected = gae(v.data());
+  auto check = [&](const TrainingBatch& b, const std::vector<float>& v,
+                   const std::vector<float>& boot) {
+    const auto expected = gae(v.data(), boot.data());
     REQUIRE(b.size() == T * E);
     for (int64_t i = 0; i < T * E; ++i) {
       CAPTURE(i);
@@ -290,14 +291,28 @@ TEST_CASE("PPO batches: advantages from the behaviour values, or from the learne
     // Versions 1, 1, 2 against the learner's 2: each step's envs lag 1, 1, 0.
     CHECK(at::equal(b.sample_lags, at::tensor(std::vector<int64_t>{1, 1, 1, 1, 0, 0}, at::kLong)));
   };
-  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::behaviour), values);
+  auto critic = [&](std::vector<float>& state_rows) {
+    const auto rows = static_cast<int64_t>(state_rows.size() / 4);
+    const auto v = learner.value(PolicyInput{at::from_blob(state_rows.data(), {rows, 4}), {}, {}});
+    return std::vector<float>(v.data_ptr<float>(), v.data_ptr<float>() + rows);
+  };
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::behaviour), values,
+        bootstrap);
   // The learner's critic values every observation (the bootstrap values stay the segment's).
-  const auto fresh = learner.value(PolicyInput{at::from_blob(state.data(), {T * E, 4}), {}, {}});
-  const std::vector<float> learner_values(fresh.data_ptr<float>(),
-                                          fresh.data_ptr<float>() + T * E);
+  const auto learner_values = critic(state);
   CHECK(learner_values != values);
-  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::learner),
-        learner_values);
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::learner), learner_values,
+        bootstrap);
+  // A segment that carries what its envs observe after its last step is bootstrapped by the
+  // learner's critic too; the behaviour's values ignore those observations.
+  std::vector<float> after = {0.3f, -0.2f, 0.1f, 0.05f, -0.4f, 0.2f, 0.0f, 0.1f};
+  s.bootstrap_observations.state = {after.data(), {E, 4}};
+  const auto learner_bootstrap = critic(after);
+  CHECK(learner_bootstrap != bootstrap);
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::learner), learner_values,
+        learner_bootstrap);
+  check(make_training_batch({s}, learner, 0.9f, 0.8f, 2, AdvantageValues::behaviour), values,
+        bootstrap);
 }
 
 TEST_CASE("decoupled PPO for lagging samples: clipped around the proximal policy, weighted") {

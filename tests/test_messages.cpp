@@ -41,11 +41,13 @@ struct SegmentData {
   std::vector<float> obs = iota<float>(2 * 3 * 4), actions = iota<float>(2 * 3, 0.f),
                      rewards = iota<float>(6, 1.f), log_probs = iota<float>(6, -3.f),
                      values = iota<float>(6, 0.5f), bootstrap = {7.f, 8.f, 9.f},
-                     final_obs = {1.f, 2.f, 3.f, 4.f};
+                     final_obs = {1.f, 2.f, 3.f, 4.f}, after_obs = iota<float>(3 * 4, 20.f);
   std::vector<uint8_t> terminated = {0, 1, 0, 0, 0, 0}, truncated = {0, 0, 0, 0, 0, 1},
                        success = {0, 1, 0, 0, 0, 0}, images = iota<uint8_t>(2 * 3 * 2 * 2 * 2 * 3),
-                       final_images = iota<uint8_t>(2 * 2 * 2 * 3, 7);
-  std::vector<int32_t> tokens = iota<int32_t>(2 * 3 * 5), final_tokens = iota<int32_t>(5, 3);
+                       final_images = iota<uint8_t>(2 * 2 * 2 * 3, 7),
+                       after_images = iota<uint8_t>(3 * 2 * 2 * 2 * 3, 9);
+  std::vector<int32_t> tokens = iota<int32_t>(2 * 3 * 5), final_tokens = iota<int32_t>(5, 3),
+                       after_tokens = iota<int32_t>(3 * 5, 1);
 
   TrajectorySegment segment() const {
     TrajectorySegment s;
@@ -67,6 +69,9 @@ struct SegmentData {
     s.final_observations.instructions = {final_tokens.data(), {1, 5}};
     s.success = {success.data(), {2, 3}};
     s.final_indices = {5};
+    s.bootstrap_observations.state = {after_obs.data(), {3, 4}};
+    s.bootstrap_observations.images = {after_images.data(), {3, 2, 2, 2, 3}};
+    s.bootstrap_observations.instructions = {after_tokens.data(), {3, 5}};
     s.last = true;
     return s;
   }
@@ -139,7 +144,16 @@ TEST_CASE("trajectory segment round-trips") {
   CHECK(same(out->final_observations.state, d.final_obs));
   CHECK(same(out->final_observations.images, d.final_images));
   CHECK(same(out->final_observations.instructions, d.final_tokens));
+  CHECK(same(out->bootstrap_observations.state, d.after_obs));
+  CHECK(same(out->bootstrap_observations.images, d.after_images));
+  CHECK(same(out->bootstrap_observations.instructions, d.after_tokens));
   CHECK(out->valid_steps() == 6);
+  // Without bootstrap observations (the behaviour's values suffice) none arrive.
+  auto without = d.segment();
+  without.bootstrap_observations = {};
+  auto plain = read(build(without));
+  REQUIRE(plain);
+  CHECK(plain->bootstrap_observations.state.rank() == 0);
 }
 
 TEST_CASE("weight update round-trips") {
@@ -352,6 +366,30 @@ TEST_CASE("shape-inconsistent frames are rejected naming the field") {
     auto out = read(build(s));
     REQUIRE_FALSE(out);
     CHECK(out.error().message().find("not truncated") != std::string::npos);
+  }
+  SUBCASE("bootstrap observations for fewer envs than the segment's") {
+    auto s = d.segment();
+    s.bootstrap_observations.state.shape = {2, 4};
+    s.bootstrap_observations.images.shape = {2, 2, 2, 2, 3};
+    s.bootstrap_observations.instructions.shape = {2, 5};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("'bootstrapObservations.state'") != std::string::npos);
+  }
+  SUBCASE("bootstrap observations without the segment's images") {
+    auto s = d.segment();
+    s.bootstrap_observations.images = {};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("'bootstrapObservations.images' rows do not match") !=
+          std::string::npos);
+  }
+  SUBCASE("final observations with instructions of another length") {
+    auto s = d.segment();
+    s.final_observations.instructions.shape = {1, 4};
+    auto out = read(build(s));
+    REQUIRE_FALSE(out);
+    CHECK(out.error().message().find("'finalObservations.instructions'") != std::string::npos);
   }
   SUBCASE("data that does not match its shape") {
     capnp::MallocMessageBuilder b;

@@ -30,6 +30,8 @@ TEST_CASE("segments hold every step, the behaviour versions and truncated last o
   }
   CHECK(builder.full());
   const float bootstrap[2] = {5, 6};
+  const auto after = env.output().observations;  // what the bootstrap values value
+  builder.observe_after(env.output());
   auto frame = builder.finish(9, 3, bootstrap);
   CHECK(builder.empty());
   auto s = msg::read(frame);
@@ -47,6 +49,18 @@ TEST_CASE("segments hold every step, the behaviour versions and truncated last o
   CHECK(s->final_observations.state.shape == std::vector<int64_t>{2, 2});
   CHECK_FALSE(s->observations.has_images());
   CHECK(s->bootstrap_values.data[1] == 6);
+  REQUIRE(s->bootstrap_observations.state.shape == std::vector<int64_t>{2, 2});
+  CHECK(std::equal(after.begin(), after.end(), s->bootstrap_observations.state.data));
+  // The next segment carries them only if they are observed again.
+  msg::ActionBatch answer{
+      0, 4, 14, {actions.data(), {2, 1}}, {log_probs.data(), {2}}, {values.data(), {2}}};
+  builder.begin_step(env.output(), answer);
+  CHECK_THROWS_AS(builder.observe_after(env.output()), std::logic_error);
+  env.step(actions.data());
+  builder.end_step(env.output());
+  auto next = msg::read(builder.finish(9, 4, bootstrap));
+  REQUIRE(next);
+  CHECK(next->bootstrap_observations.state.rank() == 0);
 }
 
 TEST_CASE("a partial segment can be finished; misuse is refused") {

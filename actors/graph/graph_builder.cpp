@@ -281,6 +281,8 @@ void build_samplers(Builder& b) {
       setup.step_budget = b.context.placement ? 0 : budgets[id];
       setup.group_size = collection.group_size;
       setup.lock_step = c.run.mode == RunMode::sync;
+      setup.bootstrap_observations =
+          c.ppo.advantage_values == AdvantageValues::learner && collection.group_size == 0;
       setup.track = b.track(setup.name, Lane::sampling);
       if (b.plan) setup.placement = b.placement(b.plan->samplers.at(b.samplers_placed++));
       if (b.context.pools)

@@ -185,6 +185,8 @@ void ship_segment(self_ptr self, EnvBuffer& b, const float* bootstrap_values, bo
   auto& s = self->state;
   ScopedWork work(s.setup.track.get(), "ship_segment");
   const auto first_env = static_cast<uint32_t>(b.index * b.env->size());
+  // The env has not stepped since the observation that `bootstrap_values` value.
+  if (s.setup.bootstrap_observations) b.segment->observe_after(b.env->output());
   auto frame =
       b.segment->finish(s.setup.id, s.segment_sequence++, bootstrap_values, last, first_env);
   if (b.holds_credit) --s.reserved;

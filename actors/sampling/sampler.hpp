@@ -52,6 +52,9 @@ struct SamplerSetup {
   // mode = sync: after shipping a segment, wait for its acknowledgement (which the trainer sends
   // once the new weights are distributed) and then ask for fresh actions.
   bool lock_step = false;
+  // Segments carry what their envs observe after the last step, for a learner that values them
+  // with its own critic (ppo.advantage_values = learner); continuous collection only.
+  bool bootstrap_observations = false;
   std::shared_ptr<LaneTrack> track;  // where its work and waits are measured; may be null
   // Its lease on the sim pool: segment buffers come from it. Null: the heap.
   std::shared_ptr<gpu::PoolLease> sim_lease;

@@ -246,7 +246,7 @@ std::vector<Setting> config_settings(Config& c) {
        &c.ppo.normalize_advantages},
       {"ppo.advantage_values",
        "critic values for advantages and value targets: behaviour (those the samples carry) | "
-       "learner (the learner's critic at the update's start)",
+       "learner (the learner's critic at the update's start, the segments' ends included)",
        enum_field(&c.ppo.advantage_values)},
       {"ppo.kl_coef",
        "weight of the KL to the starting policy (model.init or the seed's), e.g. for grpo",

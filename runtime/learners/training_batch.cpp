@@ -53,9 +53,14 @@ TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& seg
     // The segment as the estimator sees it: with the learner's values in place of its own.
     msg::TrajectorySegment valued = s;
     at::Tensor own_values = view_of(s.values, at::kFloat).view({T * E});
+    at::Tensor own_bootstrap;  // alive while `valued` points at it
     if (value_source == AdvantageValues::learner) {
       own_values = critic_values(inputs.back(), policy);
       valued.values.data = own_values.data_ptr<float>();
+      if (s.bootstrap_observations.state.rank()) {
+        own_bootstrap = critic_values(policy_input(s.bootstrap_observations, 1), policy);
+        valued.bootstrap_values.data = own_bootstrap.data_ptr<float>();
+      }
     }
     auto adv = estimate(valued, truncated_values(s, policy));
     if (static_cast<int64_t>(adv.size()) != T * E)

@@ -39,8 +39,8 @@ using AdvantageEstimator = std::function<std::vector<float>(
 // frames and copied once, into the batch tensor. This is how a LearnerAlgorithm with an advantage
 // of its own builds its batch.
 // With `values` = learner, `policy`'s critic values every observation first and the estimator
-// sees those in the segment's `values` (the bootstrap values stay the behaviour policy's: the
-// observation after a segment is not in it).
+// sees those in the segment's `values`, and in its `bootstrap_values` where the segment carries
+// its `bootstrap_observations` (otherwise they stay the behaviour policy's).
 TrainingBatch make_training_batch(const std::vector<msg::TrajectorySegment>& segments,
                                   Policy& policy, uint64_t learner_version,
                                   const AdvantageEstimator& estimate,

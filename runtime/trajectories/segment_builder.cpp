@@ -13,6 +13,7 @@ SegmentBuilder::SegmentBuilder(const envs::EnvSpec& spec, int64_t envs, int64_t 
       action_dim_(spec.action.tensor_dim()),
       observations_(spec, memory),
       finals_(spec, memory),
+      after_(spec, memory),
       actions_(memory),
       rewards_(memory),
       log_probs_(memory),
@@ -95,6 +96,13 @@ void SegmentBuilder::end_step(const envs::BatchOutput& outcome) {
   ++steps_;
 }
 
+void SegmentBuilder::observe_after(const envs::BatchOutput& after) {
+  if (step_open_) throw std::logic_error("observe_after within a step");
+  if (static_cast<int64_t>(after.rewards.size()) != envs_)
+    throw std::invalid_argument("observe_after needs one observation per env of the segment");
+  after_.put(0, after);
+}
+
 msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
                                          const float* bootstrap_values, bool last,
                                          uint32_t first_env) {
@@ -119,6 +127,7 @@ msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
   s.final_indices.assign(final_indices_.begin(), final_indices_.end());
   if (!final_indices_.empty())
     s.final_observations = finals_.view({static_cast<int64_t>(final_indices_.size())});
+  if (after_.rows() > 0) s.bootstrap_observations = after_.view({envs_});
   if (episodic_) {
     s.valid = {valid_.data(), per_step};
     s.groups = groups_;
@@ -130,6 +139,7 @@ msg::SegmentFrame SegmentBuilder::finish(uint32_t sampler_id, uint64_t sequence,
   versions_.clear();
   final_indices_.clear();
   finals_.clear();
+  after_.clear();
   return frame;
 }
 

@@ -38,6 +38,10 @@ class SegmentBuilder {
   bool empty() const { return steps_ == 0; }
   bool full() const { return steps_ == max_steps_; }
 
+  // Records what every env of `after` observes after the last step, for the segment to carry
+  // (the learner's critic values it in place of the bootstrap values). Call before finish().
+  void observe_after(const envs::BatchOutput& after);
+
   // The recorded steps as a segment frame; `bootstrap_values` ([envs]) estimate the observation
   // after the last step; `last` marks the sampler's final segment; `first_env` is the sampler's
   // index of this builder's env 0. Starts a new, empty segment.
@@ -48,7 +52,7 @@ class SegmentBuilder {
   int64_t envs_, max_steps_, action_dim_;
   int64_t steps_ = 0;
   bool step_open_ = false;
-  ObservationBuffer observations_, finals_;
+  ObservationBuffer observations_, finals_, after_;
   std::pmr::vector<float> actions_, rewards_, log_probs_, values_;
   std::pmr::vector<uint8_t> terminated_, truncated_, success_;
   std::pmr::vector<uint64_t> versions_;
