@@ -226,23 +226,24 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (median of 16 seeds)") {
+TEST_CASE("async reaches CartPole's return 400 within 3.25x sync's env steps (24-seed medians)") {
   // Async trains each batch one version late; on CartPole, whose return grows about twofold per
-  // update, that costs about 1.5x the updates (100 seeds: 1.57x the env steps, median of
-  // per-seed ratios). Before segments started on a credit it was 2.9x. Over 16 seeds the ratio
-  // of the medians stayed below 2.4 in 99.9% of resamples of those 100 seeds; runs are not
-  // reproducible (the lanes' timing decides which version acts), so 16 seeds, not one.
+  // update, that costs about 1.5x the updates: 1.67-1.75x the env steps (medians of 100 seeds,
+  // alone and beside a busy loop; docs/results.md). Runs are not reproducible (the lanes' timing
+  // decides which version acts), so many seeds, and the bound comes from resampling those 200
+  // runs: the ratio of 24-seed medians exceeded 3.25 in 10 of 200,000 draws (16 seeds under 2.5,
+  // the bound before, failed 1.6% of draws). Before segments started on a credit it was 2.9x.
   std::vector<uint64_t> sync, async;
-  for (uint64_t seed = 1; seed <= 16; ++seed) {
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
     async.push_back(steps_to_400(RunMode::async, seed));
   }
   const double ratio = median(async) / median(sync);
-  MESSAGE("env steps to 400, median of 16 seeds: sync ", median(sync), ", async ", median(async),
+  MESSAGE("env steps to 400, median of 24 seeds: sync ", median(sync), ", async ", median(async),
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 2.5);
+  CHECK(ratio <= 3.25);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {
