@@ -221,7 +221,7 @@ TEST_CASE("with the learner's critic values, a segment carries what its envs obs
             continue;
           }
           REQUIRE(segments[i].after.size() == segments[i].first.size());
-          // The next segment of the stream starts where this one's observations after end.
+          // The stream's next segment starts from the observations this one carries.
           if (i + 1 < segments.size()) {
             CHECK(segments[i].after == segments[i + 1].first);
             ++followed;
