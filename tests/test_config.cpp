@@ -177,6 +177,10 @@ TEST_CASE("validation names the setting that is out of range") {
   CHECK(validate(c).error().message() ==
         "invalid config: stop.eval_return must be 0 (never) or a positive mean return");
   c = Config{};
+  REQUIRE(set_config_value(c, "graph.sampling_nice", "20"));
+  CHECK(validate(c).error().message() ==
+        "invalid config: graph.sampling_nice must be 0..19, not 20");
+  c = Config{};
   c.run.checkpoint_keep = 0;
   CHECK(validate(c).error().message() == "invalid config: checkpoint.keep must be at least 1");
   c = Config{};

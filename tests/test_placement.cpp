@@ -1,11 +1,15 @@
 // graph.placement = auto: hwloc's view of a machine, the plan of which cores each lane's threads
 // take (on synthetic machines of many sizes, and what it does with too few cores), pinning a
-// thread as planned (read back from the OS), and a run whose lane threads are pinned so.
+// thread as planned (read back from the OS), a run whose lane threads are pinned so, and the
+// samplers' lower priority (graph.sampling_nice).
 #include "doctest_with_torch.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -13,14 +17,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/envs/cartpole.hpp>
+#include <dvla/envs/env_decorator.hpp>
+#include <dvla/runtime/learners/builtin_algorithms.hpp>
+#include <dvla/runtime/learners/learner_algorithm.hpp>
 #include <dvla/runtime/platform/machine_topology.hpp>
 #include <dvla/runtime/platform/numa_memory.hpp>
 #include <dvla/runtime/platform/placement.hpp>
 #include <dvla/runtime/platform/placement_report.hpp>
 #include <dvla/runtime/platform/thread_pinning.hpp>
+#include <dvla/runtime/platform/thread_priority.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
@@ -46,6 +55,70 @@ std::vector<CpuSet> own_sets(const Placement& p) {
   sets.insert(sets.end(), p.replicas.begin(), p.replicas.end());
   if (!p.trainer.empty()) sets.push_back(p.trainer);
   return sets;
+}
+
+// The nice values threads were seen running at.
+struct NiceSeen {
+  std::mutex mutex;
+  std::set<int> values;
+  void record() {
+    std::lock_guard lock(mutex);
+    values.insert(this_thread_nice());
+  }
+};
+
+// An env batch that records the nice value of the thread that builds and steps it.
+class NiceRecordingEnv final : public envs::EnvDecorator {
+ public:
+  NiceRecordingEnv(std::unique_ptr<envs::BatchedEnv> env, std::shared_ptr<NiceSeen> seen)
+      : EnvDecorator(std::move(env)), seen_(std::move(seen)) {
+    seen_->record();
+  }
+  void step(const float* actions) override {
+    seen_->record();
+    inner().step(actions);
+  }
+
+ private:
+  std::shared_ptr<NiceSeen> seen_;
+};
+
+// PPO that records the nice value of the thread that makes its batches (the trainer's).
+class NiceRecordingPpo final : public LearnerAlgorithm {
+ public:
+  NiceRecordingPpo(const Config& config, std::shared_ptr<NiceSeen> seen)
+      : ppo_(make_ppo_algorithm(config)), seen_(std::move(seen)) {}
+  int64_t samples(const msg::TrajectorySegment& s) const override { return ppo_->samples(s); }
+  TrainingBatch make_batch(const std::vector<msg::TrajectorySegment>& segments, Policy& policy,
+                           uint64_t version) override {
+    seen_->record();
+    return ppo_->make_batch(segments, policy, version);
+  }
+
+ private:
+  std::unique_ptr<LearnerAlgorithm> ppo_;
+  std::shared_ptr<NiceSeen> seen_;
+};
+
+// The nice values of the env threads and of the trainer's thread in a short CartPole run.
+std::pair<std::set<int>, std::set<int>> nice_values_of_a_run(int sampling_nice) {
+  Config config;
+  config.run.max_env_steps = 4'000;
+  config.graph.sampling_nice = sampling_nice;
+  config.run.algo = "nice-recording-ppo";
+  auto graph = default_graph(config);
+  auto envs = std::make_shared<NiceSeen>();
+  auto trainer = std::make_shared<NiceSeen>();
+  auto& group = graph.env_groups.at(0);
+  group.make_env = [make = group.make_env, envs](uint32_t index, size_t n) {
+    return std::make_unique<NiceRecordingEnv>(make(index, n), envs);
+  };
+  REQUIRE(graph.learners.add("nice-recording-ppo", [trainer](const Config& c) {
+    return std::make_unique<NiceRecordingPpo>(c, trainer);
+  }));
+  auto result = train(config, graph);
+  REQUIRE_MESSAGE(result, result.error().message());
+  return {envs->values, trainer->values};
 }
 
 }  // namespace
@@ -209,4 +282,31 @@ TEST_CASE("graph.placement=auto pins each lane thread as the plan says, and the 
   auto plain = train(config, default_graph_parts(config));
   REQUIRE_MESSAGE(plain, plain.error().message());
   CHECK(plain->status.placement.threads.empty());
+}
+
+TEST_CASE("graph.sampling_nice runs the samplers' envs below the trainer, which keeps its nice") {
+  const int here = this_thread_nice();  // the lanes' threads start at the process's value
+  const auto [envs, trainer] = nice_values_of_a_run(7);
+  CHECK(envs == std::set<int>{std::min(19, here + 7)});  // built and stepped niced, every time
+  CHECK(trainer == std::set<int>{here});
+  const auto [alike, trainer_alike] = nice_values_of_a_run(0);
+  CHECK(alike == std::set<int>{here});
+  CHECK(trainer_alike == std::set<int>{here});
+}
+
+TEST_CASE("lowering a thread's priority adds to its nice value, up to 19, for that thread alone") {
+  const int here = this_thread_nice();
+  std::thread lowering([] {  // CHECK, not REQUIRE: a throw here would end the test binary
+    const int start = this_thread_nice();
+    CHECK(lower_this_thread_priority(3));
+    CHECK(this_thread_nice() == std::min(19, start + 3));
+    CHECK(lower_this_thread_priority(19));
+    CHECK(this_thread_nice() == 19);
+    CHECK(lower_this_thread_priority(0));
+    CHECK(this_thread_nice() == 19);
+    CHECK(lower_this_thread_priority(20).error().message() ==
+          "a thread's priority is lowered by 0 to 19 nice steps, not 20");
+  });
+  lowering.join();
+  CHECK(this_thread_nice() == here);
 }

@@ -285,6 +285,7 @@ void build_samplers(Builder& b) {
           c.ppo.advantage_values == AdvantageValues::learner && collection.group_size == 0;
       setup.track = b.track(setup.name, Lane::sampling);
       if (b.plan) setup.placement = b.placement(b.plan->samplers.at(b.samplers_placed++));
+      setup.nice_steps = c.graph.sampling_nice;
       if (b.context.pools)
         setup.sim_lease = std::make_shared<gpu::PoolLease>(b.context.pools->sim(), setup.name);
       setup.inference = replicas[served[pool_name]++ % replicas.size()];

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/core.h>
 
@@ -16,6 +17,7 @@
 #include <dvla/messages/control_command.hpp>
 #include <dvla/messages/metrics.hpp>
 #include <dvla/messages/observation_batch.hpp>
+#include <dvla/runtime/platform/thread_priority.hpp>
 #include <dvla/runtime/trajectories/env_observations.hpp>
 #include <dvla/runtime/trajectories/segment_builder.hpp>
 
@@ -408,7 +410,10 @@ sampler_actor::behavior_type sampler(self_ptr self, SamplerSetup setup) {
   name_failures(self, setup.name);
   auto& s = self->state;
   s.setup = std::move(setup);
-  apply_placement(s.setup.placement, s.setup.name);  // first: its envs' threads inherit it
+  // First: its envs' threads inherit both.
+  apply_placement(s.setup.placement, s.setup.name);
+  if (auto lowered = lower_this_thread_priority(s.setup.nice_steps); !lowered)
+    throw std::runtime_error(s.setup.name + ": " + lowered.error().message());
   s.collection = make_collection(s.setup.group_size, s.setup.lock_step);
   build_buffers(s);
   return {

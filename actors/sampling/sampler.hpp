@@ -37,6 +37,8 @@ struct SamplerSetup {
   uint32_t id = 0;     // unique in the run: segments carry it
   uint32_t group = 0;  // its env group's index, in its reports
   ThreadPlacement placement;  // graph.placement = auto: the cores its thread is pinned to
+  // graph.sampling_nice: its thread and its envs' run this many nice steps below the process's.
+  int nice_steps = 0;
   // Builds an env batch of the given size on the sampler's own thread (renderers need their
   // context there); called once per env buffer.
   std::function<std::unique_ptr<envs::BatchedEnv>(size_t envs)> make_env;

@@ -47,7 +47,8 @@ std::vector<Setting> config_settings(Config& c) {
       {"eval.nice",
        "the evaluator thread's nice value (0 to 19): above 0 it takes the CPU the lanes leave "
        "instead of competing with them, so evaluations finish later and an observed run runs as "
-       "an unobserved one would (dvla-bench efficiency: 19); 0: like the lanes",
+       "an unobserved one would (dvla-bench efficiency: 19); 0: like training and inference "
+       "(the samplers run graph.sampling_nice below them)",
        &c.run.eval_nice},
       {"eval.actions",
        "mean (the policy's most likely action: deterministic, one fixed figure per version) | "
@@ -133,6 +134,11 @@ std::vector<Setting> config_settings(Config& c) {
        "fewer cores: shared by lane, said in the log) and, on several NUMA nodes, bind each "
        "replica's weight buffers to its cores' node; none: the OS places threads and memory",
        enum_field(&c.graph.placement)},
+      {"graph.sampling_nice",
+       "nice steps (0 to 19) the samplers' threads and their envs' run below the other lanes: "
+       "where the lanes compete for cores, training and inference go first and sampling takes "
+       "the CPU they leave; 0: all alike",
+       &c.graph.sampling_nice},
       {"cluster.listen",
        "HOST:PORT the coordinator of a multi-node run listens on (control plane; the data plane "
        "takes PORT+1, the weights plane PORT+2; PORT 0: free ports, logged); empty: one process",
@@ -401,7 +407,8 @@ Status validate(const Config& c) {
                         within(c.graph.segments_in_flight, 1, 1024, "graph.segments_in_flight"),
                         within(c.graph.env_buffers, 1, 64, "graph.env_buffers"),
                         within(c.graph.inference_replicas, 1, 256, "graph.inference_replicas"),
-                        within(c.graph.torch_threads, 1, 1024, "graph.torch_threads")})
+                        within(c.graph.torch_threads, 1, 1024, "graph.torch_threads"),
+                        within(c.graph.sampling_nice, 0, 19, "graph.sampling_nice")})
     if (!s) return s;
   if (uint64_t{static_cast<uint32_t>(c.graph.samplers)} *
           static_cast<uint32_t>(c.graph.envs_per_sampler) >

@@ -107,6 +107,9 @@ struct GraphConfig {
   int training_torch_threads = 0;   // of the trainer; 0: torch_threads
   int scheduler_threads = 2;        // CAF scheduler threads for the light actors
   PlacementMode placement = PlacementMode::none;
+  // Nice steps the samplers' threads (and their envs') run below the other lanes': where lanes
+  // compete for cores, training and inference go first and sampling fills the time they leave.
+  int sampling_nice = 10;
 };
 
 struct ModelConfig {
