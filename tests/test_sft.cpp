@@ -466,6 +466,31 @@ TEST_CASE("a learning rate set on the learner is the rate of its next update") {
   CHECK(set > 2e-5 * 0.9);
 }
 
+TEST_CASE("with ppo.target_kl an update ends before the minibatch that strays past 1.5x it") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  const auto input = six_tabletop_inputs();
+  // One version behind: the first minibatch is clipped around the learner's own policy (KL 0),
+  // and every step after the first moves the policy away from it.
+  auto steps_taken = [&](double target_kl) {
+    VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
+    FlatParameters flat(policy);
+    const auto before = flat.flat().clone();
+    PpoConfig c;
+    c.target_kl = target_kl;
+    c.learning_rate = 1e-2;
+    c.epochs = 4;
+    c.minibatch_size = 3;  // 2 minibatches an epoch: 8 gradient steps in all
+    PpoLearner learner(policy, c, 1);
+    const auto stats = learner.update(acted_batch(policy, input, 1));
+    CHECK_FALSE(learner.updating());
+    CHECK((flat.flat() - before).abs().max().item<double>() > 0);  // the first step was taken
+    return stats.gradient_steps;
+  };
+  CHECK(steps_taken(0) == 8);     // off: every epoch
+  CHECK(steps_taken(1e6) == 8);   // never reached
+  CHECK(steps_taken(1e-9) == 1);  // the second minibatch already strays past it
+}
+
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {
   const auto spec = envs::tabletop::env_spec(small_cameras());
   VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);

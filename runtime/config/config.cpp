@@ -257,6 +257,10 @@ std::vector<Setting> config_settings(Config& c) {
       {"ppo.kl_coef",
        "weight of the KL to the starting policy (model.init or the seed's), e.g. for grpo",
        &c.ppo.kl_coef},
+      {"ppo.target_kl",
+       "an update ends before the first minibatch whose approximate KL from the policy the "
+       "samples are clipped around exceeds 1.5x this (0: every epoch runs)",
+       &c.ppo.target_kl},
       {"grpo.group_size",
        "grpo: episodes per group, all from one initial state (divides envs_per_sampler)",
        &c.grpo.group_size},
@@ -452,6 +456,7 @@ Status validate(const Config& c) {
   if (p.importance_weight_cap < 0) return fail("ppo.importance_weight_cap must not be negative");
   if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
   if (p.kl_coef < 0) return fail("ppo.kl_coef must not be negative");
+  if (!(p.target_kl >= 0)) return fail("ppo.target_kl must be 0 (off) or more");
   if (!(p.value_clip >= 0)) return fail("ppo.value_clip must be 0 (off) or more");
   if (!(std::abs(c.model.initial_log_std) <= 10))
     return fail("model.initial_log_std must be a number in [-10, 10]");

@@ -79,6 +79,9 @@ struct PpoConfig {
   bool normalize_advantages = true;
   AdvantageValues advantage_values = AdvantageValues::behaviour;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
+  // > 0: an update ends early, before the first minibatch whose approximate KL from the proximal
+  // (or behaviour) policy exceeds 1.5x this (Stable-Baselines3's target_kl); 0: every epoch.
+  double target_kl = 0.0;
 };
 
 }  // namespace dvla

@@ -162,6 +162,10 @@ bool PpoLearner::step() {
   const auto sample_values = config_.value_clip > 0 ? rows(batch_.values) : at::Tensor();
   const auto loss = ppo_loss(now, rows(batch_.log_probs), adv, rows(batch_.returns), config_,
                              reference, proximal, sample_values);
+  if (config_.target_kl > 0 && loss.approx_kl > 1.5 * config_.target_kl) {
+    finish();  // the policy has moved far enough from the samples' for this batch
+    return false;
+  }
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
@@ -177,15 +181,19 @@ bool PpoLearner::step() {
   if (next_ + mb > n) {  // the epoch's last full minibatch is done
     next_ = 0;
     if (++epoch_ == config_.epochs) {
-      policy_.update_statistics(batch_.inputs.to(device));
-      updating_ = false;
-      batch_ = TrainingBatch{};  // release the observations
-      proximal_log_probs_ = at::Tensor();
+      finish();
       return false;
     }
     order_ = at::randperm(n, generator_, at::kLong);
   }
   return true;
+}
+
+void PpoLearner::finish() {
+  policy_.update_statistics(batch_.inputs.to(device_));
+  updating_ = false;
+  batch_ = TrainingBatch{};  // release the observations
+  proximal_log_probs_ = at::Tensor();
 }
 
 PpoStats PpoLearner::stats() const {

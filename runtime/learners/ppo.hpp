@@ -81,6 +81,8 @@ class PpoLearner {
   at::Tensor proximal_log_probs();
   // Fills the importance-weight statistics of the update in progress.
   void measure_importance_weights();
+  // Ends the update in progress: the policy's statistics take the batch, which is released.
+  void finish();
 
   Policy& policy_;
   PpoConfig config_;  // config_.learning_rate: the rate of the next update
