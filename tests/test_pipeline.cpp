@@ -226,13 +226,14 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 3.25x sync's env steps (24-seed medians)") {
+TEST_CASE("async reaches CartPole's return 400 within 2.75x sync's env steps (24-seed medians)") {
   // Async trains each batch one version late; on CartPole, whose return grows about twofold per
-  // update, that costs about 1.5x the updates: 1.67-1.75x the env steps (medians of 100 seeds,
-  // alone and beside a busy loop; docs/results.md). Runs are not reproducible (the lanes' timing
-  // decides which version acts), so many seeds, and the bound comes from resampling those 200
-  // runs: the ratio of 24-seed medians exceeded 3.25 in 10 of 200,000 draws (16 seeds under 2.5,
-  // the bound before, failed 1.6% of draws). Before segments started on a credit it was 2.9x.
+  // update, that costs 1.50x the env steps with the lagging samples anchored at the first epoch
+  // (ppo.proximal_policy=first_visit; 1.83x with the pass before the update; medians of 100
+  // seeds, docs/results.md). Runs are not reproducible (the lanes' timing decides which version
+  // acts), so many seeds, and the bound comes from resampling those 100 seed pairs: the ratio of
+  // 24-seed medians exceeded 2.75 in 3 of 100,000 draws (2.5: 62). It was 3.25 before
+  // first_visit, and 2.9x was typical before segments started on a credit.
   std::vector<uint64_t> sync, async;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
@@ -243,7 +244,7 @@ TEST_CASE("async reaches CartPole's return 400 within 3.25x sync's env steps (24
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 3.25);
+  CHECK(ratio <= 2.75);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {

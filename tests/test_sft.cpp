@@ -421,23 +421,88 @@ TEST_CASE("a learner's own samples in a lagging batch keep their behaviour log-p
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
   VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
-  const auto c = one_step_over_six();
-  // Every row acted with e^-0.5 of the learner's probability; rows 0-2 are of the learner's
-  // version, rows 3-5 one behind.
-  auto batch = acted_batch(policy, input, 0);
-  batch.policy_lag = PolicyLagCounts{};
-  batch.policy_lag.add(0, 3);
-  batch.policy_lag.add(1, 3);
-  batch.sample_lags = at::tensor(std::vector<int64_t>{0, 0, 0, 1, 1, 1}, at::kLong);
-  const auto s = PpoLearner(policy, c, 1).update(std::move(batch));
-  // Rows 0-2 are clipped around their own behaviour log-probabilities (ratio e^0.5), rows 3-5
-  // around the learner's (ratio 1).
-  CHECK(s.clip_fraction == doctest::Approx(0.5));
-  // Weights 1 (rows 0-2) and e^0.5 (rows 3-5): ESS (3 + 3 e^0.5)^2 / (6 (3 + 3 e)).
-  const double w = std::exp(0.5);
-  CHECK(s.importance_weight_max == doctest::Approx(w).epsilon(1e-4));
-  CHECK(s.importance_weight_ess ==
-        doctest::Approx(std::pow(1 + w, 2) / (2 * (1 + std::exp(1.0)))).epsilon(1e-4));
+  auto c = one_step_over_six();
+  // One minibatch: both sources of the proximal policy read the starting policy.
+  for (auto proximal : {ProximalPolicy::update_start, ProximalPolicy::first_visit}) {
+    CAPTURE(std::string(to_text(proximal)));
+    c.proximal_policy = proximal;
+    // Every row acted with e^-0.5 of the learner's probability; rows 0-2 are of the learner's
+    // version, rows 3-5 one behind.
+    auto batch = acted_batch(policy, input, 0);
+    batch.policy_lag = PolicyLagCounts{};
+    batch.policy_lag.add(0, 3);
+    batch.policy_lag.add(1, 3);
+    batch.sample_lags = at::tensor(std::vector<int64_t>{0, 0, 0, 1, 1, 1}, at::kLong);
+    const auto s = PpoLearner(policy, c, 1).update(std::move(batch));
+    // Rows 0-2 are clipped around their own behaviour log-probabilities (ratio e^0.5), rows 3-5
+    // around the learner's (ratio 1).
+    CHECK(s.clip_fraction == doctest::Approx(0.5));
+    // Weights 1 (rows 0-2) and e^0.5 (rows 3-5): ESS (3 + 3 e^0.5)^2 / (6 (3 + 3 e)).
+    const double w = std::exp(0.5);
+    CHECK(s.importance_weight_max == doctest::Approx(w).epsilon(1e-4));
+    CHECK(s.importance_weight_ess ==
+          doctest::Approx(std::pow(1 + w, 2) / (2 * (1 + std::exp(1.0)))).epsilon(1e-4));
+  }
+}
+
+// A policy that counts the rows it evaluates for the learner, around another one.
+class EvaluationCounter final : public Policy {
+ public:
+  explicit EvaluationCounter(std::shared_ptr<Policy> inner)
+      : inner_(register_module("inner", std::move(inner))) {}
+  PolicyActions act(const PolicyInput& input, bool deterministic, at::Generator& g) override {
+    return inner_->act(input, deterministic, g);
+  }
+  PolicyEvaluation evaluate(const PolicyInput& input, const torch::Tensor& actions) override {
+    rows += input.size();
+    return inner_->evaluate(input, actions);
+  }
+  torch::Tensor value(const PolicyInput& input) override { return inner_->value(input); }
+  int64_t rows = 0;
+
+ private:
+  std::shared_ptr<Policy> inner_;
+};
+
+TEST_CASE("ppo.proximal_policy=first_visit anchors lagging samples without a forward pass") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  struct Update {
+    PpoStats stats;
+    int64_t rows_evaluated;
+  };
+  // Seven rows one version behind, acted with e^-0.5 of the learner's probability; minibatches
+  // of 3 (the first epoch leaves one row out).
+  auto update = [&](ProximalPolicy proximal, int epochs) {
+    auto vla = std::make_shared<VlaPolicy>(spec, vla_size(VlaPreset::tiny), 5);
+    EvaluationCounter policy(vla);
+    const PolicyInput input{at::randn({7, 10}), at::randint(0, 255, {7, 2, 16, 16, 3}, at::kByte),
+                            at::randint(1, 12, {7, 12}, at::kLong)};
+    auto batch = acted_batch(*vla, input, 1);
+    PpoConfig c;
+    c.proximal_policy = proximal;
+    c.epochs = epochs;
+    c.minibatch_size = 3;
+    c.learning_rate = 1e-2;
+    const auto stats = PpoLearner(policy, c, 1).update(std::move(batch));
+    return Update{stats, policy.rows};
+  };
+  SUBCASE("update_start: a pass over the 7 rows first; the second step's ratio is off 1") {
+    const auto one = update(ProximalPolicy::update_start, 1);
+    CHECK(one.rows_evaluated == 7 + 2 * 3);
+    CHECK(one.stats.approx_kl > 1e-6);
+    CHECK(one.stats.importance_weight_max > 1.2);  // e^0.5 where the starting policy acts
+    CHECK(update(ProximalPolicy::update_start, 2).rows_evaluated == 7 + 4 * 3);
+  }
+  SUBCASE("first_visit: each step's ratio starts at 1; only the left-out row needs a pass") {
+    const auto one = update(ProximalPolicy::first_visit, 1);
+    CHECK(one.rows_evaluated == 2 * 3);  // no later epoch: the left-out row is not needed
+    CHECK(one.stats.approx_kl == doctest::Approx(0.0).epsilon(1e-6));
+    CHECK(one.stats.clip_fraction == 0.0);
+    CHECK(one.stats.importance_weight_max > 1.2);
+    const auto two = update(ProximalPolicy::first_visit, 2);
+    CHECK(two.rows_evaluated == 4 * 3 + 1);
+    CHECK(two.stats.approx_kl > 1e-6);  // the second epoch has moved on from the first
+  }
 }
 
 TEST_CASE("a learning rate set on the learner is the rate of its next update") {
@@ -470,12 +535,14 @@ TEST_CASE("with ppo.target_kl an update ends before the minibatch that strays pa
   const auto spec = envs::tabletop::env_spec(small_cameras());
   const auto input = six_tabletop_inputs();
   // One version behind: the first minibatch is clipped around the learner's own policy (KL 0),
-  // and every step after the first moves the policy away from it.
-  auto steps_taken = [&](double target_kl) {
+  // and every step after the first moves the policy away from it (with update_start; with
+  // first_visit each minibatch of the first epoch is anchored where it is first evaluated).
+  auto steps_taken = [&](double target_kl, ProximalPolicy proximal = ProximalPolicy::update_start) {
     VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
     FlatParameters flat(policy);
     const auto before = flat.flat().clone();
     PpoConfig c;
+    c.proximal_policy = proximal;
     c.target_kl = target_kl;
     c.learning_rate = 1e-2;
     c.epochs = 4;
@@ -489,6 +556,7 @@ TEST_CASE("with ppo.target_kl an update ends before the minibatch that strays pa
   CHECK(steps_taken(0) == 8);     // off: every epoch
   CHECK(steps_taken(1e6) == 8);   // never reached
   CHECK(steps_taken(1e-9) == 1);  // the second minibatch already strays past it
+  CHECK(steps_taken(1e-9, ProximalPolicy::first_visit) == 2);  // the second epoch's first does
 }
 
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {

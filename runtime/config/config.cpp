@@ -248,6 +248,10 @@ std::vector<Setting> config_settings(Config& c) {
       {"ppo.importance_weight_cap",
        "stale samples' importance weights above this are cut to it (0: not cut)",
        &c.ppo.importance_weight_cap},
+      {"ppo.proximal_policy",
+       "where lagging samples' proximal log-probabilities come from: update_start (a forward "
+       "pass before the update) | first_visit (their minibatch's pass in the first epoch)",
+       enum_field(&c.ppo.proximal_policy)},
       {"ppo.normalize_advantages", "normalise advantages per minibatch (ppo)",
        &c.ppo.normalize_advantages},
       {"ppo.advantage_values",

@@ -31,6 +31,19 @@ struct EnumNames<AdvantageValues> {
       {{AdvantageValues::behaviour, "behaviour"}, {AdvantageValues::learner, "learner"}}};
 };
 
+// Where the decoupled objective's proximal policy (what lagging samples are clipped around) is
+// read: a forward pass over the lagging samples before the update's first gradient step, or each
+// lagging sample's minibatch forward pass when the update's first epoch reaches it (no extra pass;
+// the anchor is then the policy a few gradient steps into the update, still the learner's own).
+enum class ProximalPolicy { update_start, first_visit };
+
+template <>
+struct EnumNames<ProximalPolicy> {
+  static constexpr std::array<std::pair<ProximalPolicy, std::string_view>, 2> names{
+      {{ProximalPolicy::update_start, "update_start"},
+       {ProximalPolicy::first_visit, "first_visit"}}};
+};
+
 // How the learning rate falls over a run, on top of the schedule: not at all, or linearly to 0
 // at max_env_steps (by the samples trained, which track env steps in sync and async mode).
 enum class LearningRateAnneal { none, linear };
@@ -76,6 +89,7 @@ struct PpoConfig {
   // Stale samples are weighted by proximal / behaviour probability; weights above the cap are
   // cut to it (truncated importance sampling, as IMPALA's rho-bar); 0: not cut.
   double importance_weight_cap = 0;
+  ProximalPolicy proximal_policy = ProximalPolicy::first_visit;
   bool normalize_advantages = true;
   AdvantageValues advantage_values = AdvantageValues::behaviour;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)

@@ -110,9 +110,28 @@ void PpoLearner::begin(TrainingBatch batch) {
   if (!updating_) return;
   order_ = at::randperm(batch_.size(), generator_, at::kLong);
   const auto& lag = batch_.policy_lag.samples;
-  proximal_log_probs_ =
-      lag.size() > 1 && batch_.policy_lag.total() > lag[0] ? proximal_log_probs() : at::Tensor();
-  if (proximal_log_probs_.defined()) measure_importance_weights();
+  proximal_pending_ = false;
+  proximal_log_probs_ = at::Tensor();
+  if (lag.size() <= 1 || batch_.policy_lag.total() <= lag[0]) return;  // no sample lags
+  if (config_.proximal_policy == ProximalPolicy::first_visit) {
+    // The lagging rows are filled in as the first epoch reaches them (step).
+    proximal_log_probs_ = batch_.log_probs.clone();
+    proximal_pending_ = true;
+    return;
+  }
+  proximal_log_probs_ = proximal_log_probs(lagging_rows());
+  measure_importance_weights();
+}
+
+at::Tensor PpoLearner::lagging_rows() const {
+  return batch_.sample_lags.defined() ? at::nonzero(batch_.sample_lags > 0).view({-1})
+                                      : at::arange(batch_.size(), at::kLong);
+}
+
+at::Tensor PpoLearner::lagging_at(const at::Tensor& rows) const {
+  // Without per-sample lags every sample counts as lagging (as in lagging_rows).
+  return batch_.sample_lags.defined() ? batch_.sample_lags.index_select(0, rows) > 0
+                                      : at::ones({rows.numel()}, at::kBool);
 }
 
 void PpoLearner::measure_importance_weights() {
@@ -124,13 +143,11 @@ void PpoLearner::measure_importance_weights() {
       std::pow(w.sum().item<double>(), 2) / (n * w.pow(2).sum().item<double>());
 }
 
-at::Tensor PpoLearner::proximal_log_probs() {
+at::Tensor PpoLearner::proximal_log_probs(const at::Tensor& lagging) {
   at::NoGradGuard no_grad;
   // A sample of the learner's own version was acted by the proximal policy: its behaviour
   // log-probability is the proximal one, and only the lagging samples need a forward pass.
   auto proximal = batch_.log_probs.clone();
-  const auto lagging = batch_.sample_lags.defined() ? at::nonzero(batch_.sample_lags > 0).view({-1})
-                                                    : at::arange(batch_.size(), at::kLong);
   const int64_t n = lagging.numel();
   const int64_t chunk = std::max<int64_t>(config_.minibatch_size, 1);  // bounds the memory
   for (int64_t start = 0; start < n; start += chunk) {
@@ -156,6 +173,7 @@ bool PpoLearner::step() {
   if (config_.normalize_advantages && mb > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
   const auto now =
       policy_.evaluate(batch_.inputs.index_select(idx).to(device), rows(batch_.actions));
+  if (proximal_pending_) record_first_visit(idx, now.log_probs);
   const auto reference =
       batch_.reference_log_probs.defined() ? rows(batch_.reference_log_probs) : at::Tensor();
   const auto proximal = proximal_log_probs_.defined() ? rows(proximal_log_probs_) : at::Tensor();
@@ -179,6 +197,7 @@ bool PpoLearner::step() {
   ++sums_.gradient_steps;
   next_ += mb;
   if (next_ + mb > n) {  // the epoch's last full minibatch is done
+    if (proximal_pending_) complete_first_visits(order_.narrow(0, next_, n - next_));
     next_ = 0;
     if (++epoch_ == config_.epochs) {
       finish();
@@ -189,7 +208,34 @@ bool PpoLearner::step() {
   return true;
 }
 
+void PpoLearner::record_first_visit(const at::Tensor& idx, const at::Tensor& log_probs) {
+  // Rows of the learner's own version keep their behaviour log-probabilities (exact proximal
+  // ones); the lagging rows take this pass's, so their ratio starts at 1 in this step.
+  const auto fresh = log_probs.detach().to(at::kCPU);
+  proximal_log_probs_.index_copy_(
+      0, idx, at::where(lagging_at(idx), fresh, batch_.log_probs.index_select(0, idx)));
+}
+
+void PpoLearner::complete_first_visits(const at::Tensor& unvisited) {
+  proximal_pending_ = false;
+  // The rows no full minibatch of the first epoch took; later epochs may draw them.
+  if (epoch_ + 1 < config_.epochs && unvisited.numel() > 0) {
+    const auto lagging = unvisited.masked_select(lagging_at(unvisited));
+    if (lagging.numel() > 0) {
+      const auto filled = proximal_log_probs(lagging);
+      proximal_log_probs_.index_copy_(0, lagging, filled.index_select(0, lagging));
+    }
+  }
+  measure_importance_weights();
+}
+
 void PpoLearner::finish() {
+  // An update that ended within its first epoch (ppo.target_kl) reports the weights of the rows
+  // it reached; the others count as weight 1.
+  if (proximal_pending_) {
+    proximal_pending_ = false;
+    measure_importance_weights();
+  }
   policy_.update_statistics(batch_.inputs.to(device_));
   updating_ = false;
   batch_ = TrainingBatch{};  // release the observations

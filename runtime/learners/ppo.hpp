@@ -2,8 +2,9 @@
 // PPO: the clipped surrogate objective, a value loss, an entropy bonus, and epochs of shuffled
 // minibatches with Adam and gradient clipping. Policy lag (async) is corrected with the decoupled
 // objective (Hilton et al. 2021, "Batch size-invariance for policy optimization"): the ratio is
-// clipped around the proximal policy (the learner's at the start of the update), and each sample
-// is weighted by proximal / behaviour probability. Without lag both are the behaviour policy: PPO.
+// clipped around the proximal policy (the learner's at the start of the update, or with
+// ppo.proximal_policy=first_visit where the first epoch reaches the sample), and each sample is
+// weighted by proximal / behaviour probability. Without lag both are the behaviour policy: PPO.
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
@@ -76,9 +77,19 @@ class PpoLearner {
   Status set_rng_state(const std::string& hex);
 
  private:
-  // The learner's log-probabilities of the batch's actions as the update starts (no gradient);
-  // a forward pass over the lagging samples only, the others' are their behaviour ones.
-  at::Tensor proximal_log_probs();
+  // The rows of samples older than the learner's version.
+  at::Tensor lagging_rows() const;
+  // Which of the batch's `rows` are of samples older than the learner's version (bool).
+  at::Tensor lagging_at(const at::Tensor& rows) const;
+  // The batch's behaviour log-probabilities, with the learner's (no gradient) at the rows
+  // `lagging`: a forward pass over those rows only.
+  at::Tensor proximal_log_probs(const at::Tensor& lagging);
+  // ppo.proximal_policy=first_visit: the first epoch's evaluation of rows `idx` gives the
+  // lagging ones their proximal log-probabilities.
+  void record_first_visit(const at::Tensor& idx, const at::Tensor& log_probs);
+  // At the first epoch's end: a pass over the lagging rows it did not reach (`unvisited`, when
+  // another epoch follows), then the importance-weight statistics.
+  void complete_first_visits(const at::Tensor& unvisited);
   // Fills the importance-weight statistics of the update in progress.
   void measure_importance_weights();
   // Ends the update in progress: the policy's statistics take the batch, which is released.
@@ -97,6 +108,7 @@ class PpoLearner {
   int64_t next_ = 0;
   bool updating_ = false;
   at::Tensor proximal_log_probs_;  // of the batch, when some samples lag; else undefined
+  bool proximal_pending_ = false;  // first_visit: the first epoch is still filling them in
   PpoStats sums_;
 };
 
