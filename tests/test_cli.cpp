@@ -144,10 +144,33 @@ TEST_CASE("the other apps refuse bad command lines, naming what was wrong") {
   check_refused(DVLA_BENCH, "nosuch", 2, "not expected: nosuch");
   check_refused(DVLA_BENCH, "expert --episodes 0", 2, "--episodes: Value 0 not in range");
   check_refused(DVLA_BENCH, "pipeline --workload car", 2, "--workload: car not in");
+  check_refused(DVLA_BENCH, "pipeline --rounds 0", 2, "--rounds: Value 0 not in range");
   check_refused(DVLA_NODE, "", 2, "--coordinator is required");
   check_refused(DVLA_NODE, "--coordinator 127.0.0.1:9 --set seed=3", 2,
                 "a node takes only cluster.* settings");
   check_refused(DVLA_RENDER, "--size 8", 2, "--size: Value 8 not in range 16 to 512");
+}
+
+TEST_CASE("dvla-bench pipeline --rounds alternates the modes and reports over all their runs") {
+  const auto o =
+      run_program(DVLA_BENCH, "pipeline --workload cartpole --steps 4096 --rounds 2 --json");
+  INFO(o.output);
+  REQUIRE(o.status == 0);
+  CHECK(o.output.find("4096 env steps per mode, in 2 alternating rounds") != std::string::npos);
+  const auto j = nlohmann::json::parse(last_line(o.output));
+  CHECK(j["workload"] == "cartpole");
+  CHECK(j["rounds"] == 2);
+  CHECK(j["sync_steps_per_second"].get<double>() > 0);
+  CHECK(j["async_steps_per_second"].get<double>() > 0);
+  for (const char* mode : {"lane_busy", "sync_lane_busy"}) {
+    const double busy = j[mode]["training"].get<double>();
+    CHECK_MESSAGE(busy > 0, mode);  // fractions of the summed wall time: within (0, 1]
+    CHECK_MESSAGE(busy <= 1, mode);
+  }
+  double lag_share = 0;
+  for (const auto& [lag, share] : j["policy_lag_distribution"].items())
+    lag_share += share.get<double>();
+  CHECK(lag_share == doctest::Approx(1.0));
 }
 
 TEST_CASE("flags for one config key apply in command-line order after --config") {

@@ -184,6 +184,10 @@ TEST_CASE("validation names the setting that is out of range") {
   REQUIRE(set_config_value(c, "ppo.target_kl", "-0.01"));
   CHECK(validate(c).error().message() == "invalid config: ppo.target_kl must be 0 (off) or more");
   c = Config{};
+  REQUIRE(set_config_value(c, "ppo.adaptive_kl", "-0.01"));
+  CHECK(validate(c).error().message() ==
+        "invalid config: ppo.adaptive_kl must be 0 (off) or a finite positive KL");
+  c = Config{};
   c.run.checkpoint_keep = 0;
   CHECK(validate(c).error().message() == "invalid config: checkpoint.keep must be at least 1");
   c = Config{};

@@ -146,6 +146,33 @@ TEST_CASE("the report divides busy time by wall time and the lane's actors") {
   CHECK(tracer.report(4.0).process_cpu_s >= 0.03);
 }
 
+TEST_CASE("reports of two runs add up: times summed, fractions over the summed wall time") {
+  LaneReport total, part;
+  total.wall_s = 4.0;
+  total.process_cpu_s = 5.0;
+  total.lanes[static_cast<size_t>(Lane::sampling)] = {2, 4.0, 3.0, 0.5};
+  total.queue_peaks["trainer"] = 3;
+  total.work_s["env_step"] = 4.0;
+  part.wall_s = 6.0;
+  part.process_cpu_s = 7.0;
+  part.lanes[static_cast<size_t>(Lane::sampling)] = {2, 8.0, 5.0, 8.0 / 12};
+  part.lanes[static_cast<size_t>(Lane::training)] = {1, 3.0, 2.5, 0.5};
+  part.queue_peaks["trainer"] = 9;
+  part.work_s["env_step"] = 8.0;
+  part.work_s["gradient_step"] = 3.0;
+  accumulate(total, part);
+  CHECK(total.wall_s == 10.0);
+  CHECK(total.process_cpu_s == 12.0);
+  CHECK(total[Lane::sampling].busy_s == 12.0);
+  CHECK(total[Lane::sampling].cpu_s == 8.0);
+  CHECK(total[Lane::sampling].busy_fraction == doctest::Approx(12.0 / (10.0 * 2)));
+  CHECK(total[Lane::training].actors == 1);
+  CHECK(total[Lane::training].busy_fraction == doctest::Approx(0.3));
+  CHECK(total.queue_peaks.at("trainer") == 9);
+  CHECK(total.work_s.at("env_step") == 12.0);
+  CHECK(total.work_s.at("gradient_step") == 3.0);
+}
+
 TEST_CASE("ideal speedup: lane times summed over the longest, bounded by the cores") {
   LaneReport r;
   r.lanes[static_cast<size_t>(Lane::sampling)] = {2, 8.0, 0.0, 0};  // 4 s per actor, no CPU

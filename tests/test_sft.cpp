@@ -235,6 +235,7 @@ TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters
   state.version = 42;
   state.env_steps = 123456;
   state.eval_success = 0.5;
+  state.learning_rate_factor = 0.25;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(9);
   const auto rng = generator.get_state();
   state.rng_state = to_hex(rng.data_ptr(), static_cast<size_t>(rng.numel()));
@@ -247,6 +248,7 @@ TEST_CASE("a checkpoint restores identical outputs, optimizer state and counters
   CHECK(loaded->state.version == 42);
   CHECK(loaded->state.env_steps == 123456);
   CHECK(loaded->state.eval_success == 0.5);
+  CHECK(loaded->state.learning_rate_factor == 0.25);
   CHECK(loaded->state.rng_state == state.rng_state);
   auto bytes = from_hex(loaded->state.rng_state);
   REQUIRE(bytes);
@@ -557,6 +559,40 @@ TEST_CASE("with ppo.target_kl an update ends before the minibatch that strays pa
   CHECK(steps_taken(1e6) == 8);   // never reached
   CHECK(steps_taken(1e-9) == 1);  // the second minibatch already strays past it
   CHECK(steps_taken(1e-9, ProximalPolicy::first_visit) == 2);  // the second epoch's first does
+}
+
+TEST_CASE("with ppo.adaptive_kl the learning rate follows each step's approximate KL") {
+  const auto spec = envs::tabletop::env_spec(small_cameras());
+  const auto input = six_tabletop_inputs();
+  // One version behind (update_start): each step after the first moves the policy away from the
+  // samples' anchor, so its approximate KL is above 0.
+  auto update = [&](double adaptive_kl, double factor = 1) {
+    VlaPolicy policy(spec, vla_size(VlaPreset::tiny), 5);
+    PpoConfig c;
+    c.proximal_policy = ProximalPolicy::update_start;
+    c.adaptive_kl = adaptive_kl;
+    c.learning_rate = 1e-2;
+    c.epochs = 4;
+    c.minibatch_size = 3;  // 8 gradient steps
+    PpoLearner learner(policy, c, 1);
+    learner.set_learning_rate_factor(factor);
+    const auto stats = learner.update(acted_batch(policy, input, 1));
+    const double optimizer_rate =
+        static_cast<torch::optim::AdamOptions&>(learner.optimizer().param_groups().at(0).options())
+            .lr();
+    CHECK(optimizer_rate == doctest::Approx(stats.learning_rate));
+    CHECK(stats.learning_rate == doctest::Approx(1e-2 * learner.learning_rate_factor()));
+    return learner.learning_rate_factor();
+  };
+  CHECK(update(0) == 1.0);     // off: the set rate
+  CHECK(update(0, 3) == 3.0);  // a factor from a checkpoint holds without adaptation
+  // Every step past the first moves far beyond 2 x 1e-12: 7 divisions by 1.5 (the first step,
+  // KL 0 or a rounding's worth, divides, multiplies or keeps it).
+  const double slowed = update(1e-12);
+  CHECK(slowed <= std::pow(1.5, -6) * 1.0001);
+  CHECK(slowed >= std::pow(1.5, -8) * 0.9999);
+  CHECK(update(1e3) == 10.0);           // far below half of it: up by 1.5 a step, to the cap of 10
+  CHECK(update(1e-12, 0.011) == 0.01);  // and down to the floor of 0.01
 }
 
 TEST_CASE("the VLA's evaluate() gives back the log-probabilities act() sampled with") {

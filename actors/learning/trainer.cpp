@@ -134,6 +134,7 @@ Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint6
   state.samples_trained = s.samples_trained;
   state.episodes = episodes;
   state.rng_state = s.learner->rng_state();
+  state.learning_rate_factor = s.learner->learning_rate_factor();
   state.algorithm_state = s.setup.algorithm->checkpoint_state();
   return s.checkpoints->save(s.setup.config, s.published, state,
                              [&] { return optimizer_bytes(s.learner->optimizer()); });
@@ -279,6 +280,7 @@ void restore(TrainerState& s, const Checkpoint& c) {
       fail(loaded.error());
   if (!c.state.rng_state.empty())
     if (auto set = s.learner->set_rng_state(c.state.rng_state); !set) fail(set.error());
+  s.learner->set_learning_rate_factor(c.state.learning_rate_factor);
   if (auto restored = s.setup.algorithm->restore_state(c.state.algorithm_state); !restored)
     fail(restored.error());
   s.version = c.state.version;

@@ -19,6 +19,7 @@ struct BenchOptions {
   std::string workload = "all";  // pipeline: synthetic | cartpole | tabletop | all
   uint64_t steps = 0;            // pipeline, runtime: env steps per run; 0: the suite's default
   int64_t latency_us = 40;       // pipeline: the synthetic env's latency per env step
+  int rounds = 1;                // pipeline: sync/async run pairs, alternating, splitting steps
   int seeds = 5;                 // efficiency: seed pairs (sync and async), from the config's seed
   std::vector<std::pair<std::string, std::string>> settings;  // pipeline, runtime: key, value
 };

@@ -108,6 +108,12 @@ void add_flags(CLI::App& app, dvla::apps::ConfigFlags& flags, BenchOptions& o, b
       ->type_name("N")
       ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}))
       ->capture_default_str();
+  app.add_option("--rounds", o.rounds,
+                 "pipeline: runs per mode, sync and async alternating, the env steps split "
+                 "among them (figures over all; a drifting machine slows both modes alike)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   app.add_option("--seeds", o.seeds, "efficiency: seed pairs, from the config's seed")
       ->type_name("N")
       ->check(CLI::Range(1, 100000))

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,7 +50,8 @@ nlohmann::json to_json(const CheckpointState& s) {
                       {"episodes", s.episodes},
                       {"eval_success", s.eval_success},
                       {"eval_mean_return", s.eval_mean_return},
-                      {"rng_state", s.rng_state}};
+                      {"rng_state", s.rng_state},
+                      {"learning_rate_factor", s.learning_rate_factor}};
   if (!s.algorithm_state.empty()) j["algorithm"] = nlohmann::json::parse(s.algorithm_state);
   return j;
 }
@@ -67,6 +69,11 @@ Expected<CheckpointState> state_from(const fs::path& path) {
     s.eval_success = j.at("eval_success").get<double>();
     s.eval_mean_return = j.at("eval_mean_return").get<double>();
     s.rng_state = j.at("rng_state").get<std::string>();
+    // Checkpoints from before ppo.adaptive_kl have none: the set rate.
+    s.learning_rate_factor = j.value("learning_rate_factor", 1.0);
+    if (!(std::isfinite(s.learning_rate_factor) && s.learning_rate_factor > 0))
+      return Error("'" + path.string() + "' has learning_rate_factor " +
+                   std::to_string(s.learning_rate_factor) + ", expected a positive number");
     if (j.contains("algorithm")) s.algorithm_state = j.at("algorithm").dump();
     return s;
   } catch (const nlohmann::json::exception& e) {

@@ -29,6 +29,7 @@ struct CheckpointState {
   double eval_success = -1;  // < 0: not evaluated
   double eval_mean_return = 0;
   std::string rng_state;  // the learner's generator, hex
+  double learning_rate_factor = 1;  // ppo.adaptive_kl's multiplier (1: none)
   // What the learner algorithm carries between batches (LearnerAlgorithm::checkpoint_state), a
   // JSON object's text; empty: nothing (and checkpoints from before it existed).
   std::string algorithm_state;

@@ -265,6 +265,10 @@ std::vector<Setting> config_settings(Config& c) {
        "an update ends before the first minibatch whose approximate KL from the policy the "
        "samples are clipped around exceeds 1.5x this (0: every epoch runs)",
        &c.ppo.target_kl},
+      {"ppo.adaptive_kl",
+       "the learning rate adapts to each gradient step's approximate KL: / 1.5 above 2x this, "
+       "x 1.5 below half of it, within [0.01, 10] x the scheduled rate (0: off)",
+       &c.ppo.adaptive_kl},
       {"grpo.group_size",
        "grpo: episodes per group, all from one initial state (divides envs_per_sampler)",
        &c.grpo.group_size},
@@ -461,6 +465,8 @@ Status validate(const Config& c) {
   if (p.max_grad_norm <= 0) return fail("ppo.max_grad_norm must be positive");
   if (p.kl_coef < 0) return fail("ppo.kl_coef must not be negative");
   if (!(p.target_kl >= 0)) return fail("ppo.target_kl must be 0 (off) or more");
+  if (!(std::isfinite(p.adaptive_kl) && p.adaptive_kl >= 0))
+    return fail("ppo.adaptive_kl must be 0 (off) or a finite positive KL");
   if (!(p.value_clip >= 0)) return fail("ppo.value_clip must be 0 (off) or more");
   if (!(std::abs(c.model.initial_log_std) <= 10))
     return fail("model.initial_log_std must be a number in [-10, 10]");

@@ -96,6 +96,10 @@ struct PpoConfig {
   // > 0: an update ends early, before the first minibatch whose approximate KL from the proximal
   // (or behaviour) policy exceeds 1.5x this (Stable-Baselines3's target_kl); 0: every epoch.
   double target_kl = 0.0;
+  // > 0: the learning rate follows the policy's movement (rsl_rl's adaptive schedule): after a
+  // gradient step whose approximate KL is above 2x this it is divided by 1.5, below half of it
+  // (and above 0) multiplied by 1.5, kept within [0.01, 10] times the scheduled rate; 0: off.
+  double adaptive_kl = 0.0;
 };
 
 }  // namespace dvla

@@ -33,6 +33,10 @@ struct LaneReport {
   const LaneUse& operator[](Lane lane) const { return lanes[static_cast<size_t>(lane)]; }
 };
 
+// Adds `part`, another run of the same graph, to `total`: times summed, busy fractions over the
+// summed wall time, queue peaks and intra-op threads the larger.
+void accumulate(LaneReport& total, const LaneReport& part);
+
 // The speedup that overlapping the lanes could give at best, from their costs per env step in
 // a lock-step run: the lanes' times summed (lock-step runs them one after another) over the
 // longest one (a pipeline is as fast as its slowest lane), and no better than the CPU work

@@ -129,6 +129,24 @@ Status LaneTracer::write_chrome_trace(const std::string& path) const {
   return {};
 }
 
+void accumulate(LaneReport& total, const LaneReport& part) {
+  total.wall_s += part.wall_s;
+  total.process_cpu_s += part.process_cpu_s;
+  for (size_t i = 0; i < total.lanes.size(); ++i) {
+    auto& use = total.lanes[i];
+    use.actors = std::max(use.actors, part.lanes[i].actors);
+    use.busy_s += part.lanes[i].busy_s;
+    use.cpu_s += part.lanes[i].cpu_s;
+    use.busy_fraction =
+        total.wall_s > 0 ? use.busy_s / (total.wall_s * std::max(use.actors, 1)) : 0.0;
+  }
+  for (const auto& [name, peak] : part.queue_peaks)
+    total.queue_peaks[name] = std::max(total.queue_peaks[name], peak);
+  for (const auto& [name, seconds] : part.work_s) total.work_s[name] += seconds;
+  for (const auto& [name, threads] : part.intra_op_threads)
+    total.intra_op_threads[name] = std::max(total.intra_op_threads[name], threads);
+}
+
 double ideal_speedup(const LaneReport& r, uint64_t env_steps, int cores) {
   if (env_steps == 0) return 0;
   double sum = 0, longest = 0, cpu = 0;

@@ -14,6 +14,12 @@
 namespace dvla {
 namespace {
 
+// ppo.adaptive_kl: the multiplier's step and bounds (rsl_rl's step; bounds relative to the
+// scheduled rate, so that a schedule or anneal keeps its meaning).
+constexpr double kRateFactorStep = 1.5;
+constexpr double kMinRateFactor = 0.01;
+constexpr double kMaxRateFactor = 10;
+
 // 0.5 (V - R)^2 averaged; with `sample_values` and clip > 0, PPO2's pessimistic clipped form.
 at::Tensor value_loss(const at::Tensor& values, const at::Tensor& returns,
                       const at::Tensor& sample_values, double clip) {
@@ -88,8 +94,28 @@ Status PpoLearner::set_rng_state(const std::string& hex) {
 
 void PpoLearner::set_learning_rate(double rate) {
   config_.learning_rate = rate;
+  apply_learning_rate();
+}
+
+void PpoLearner::set_learning_rate_factor(double factor) {
+  rate_factor_ = std::clamp(factor, kMinRateFactor, kMaxRateFactor);
+  apply_learning_rate();
+}
+
+void PpoLearner::apply_learning_rate() {
   for (auto& group : optimizer_->param_groups())
-    static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
+    static_cast<torch::optim::AdamOptions&>(group.options())
+        .lr(config_.learning_rate * rate_factor_);
+}
+
+void PpoLearner::adapt_learning_rate(double approx_kl) {
+  if (config_.adaptive_kl <= 0) return;
+  // rsl_rl's rule: a step that moved the policy far slows the next ones, one that barely moved
+  // it speeds them up (a KL of exactly 0 is a first step from the anchor: nothing to learn).
+  if (approx_kl > 2 * config_.adaptive_kl)
+    set_learning_rate_factor(rate_factor_ / kRateFactorStep);
+  else if (approx_kl > 0 && approx_kl < config_.adaptive_kl / 2)
+    set_learning_rate_factor(rate_factor_ * kRateFactorStep);
 }
 
 PpoStats PpoLearner::update(TrainingBatch batch) {
@@ -103,7 +129,7 @@ void PpoLearner::begin(TrainingBatch batch) {
   batch_ = std::move(batch);
   sums_ = PpoStats{};
   sums_.samples = batch_.size();
-  sums_.learning_rate = config_.learning_rate;
+  sums_.learning_rate = config_.learning_rate * rate_factor_;
   epoch_ = 0;
   next_ = 0;
   updating_ = batch_.size() > 0 && config_.epochs > 0;
@@ -187,7 +213,9 @@ bool PpoLearner::step() {
   optimizer_->zero_grad();
   loss.total.backward();
   torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
+  adapt_learning_rate(loss.approx_kl);  // this step already runs at the adapted rate
   optimizer_->step();
+  sums_.learning_rate = config_.learning_rate * rate_factor_;
   sums_.policy_loss += loss.policy.item<double>();
   sums_.value_loss += loss.value.item<double>();
   sums_.entropy += loss.entropy.item<double>();

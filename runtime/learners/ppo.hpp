@@ -47,7 +47,7 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
 struct PpoStats {
   double policy_loss = 0, value_loss = 0, entropy = 0, approx_kl = 0, clip_fraction = 0,
          reference_kl = 0;
-  double learning_rate = 0;  // of the update
+  double learning_rate = 0;  // of the update (at its end, with ppo.adaptive_kl)
   // The stale samples' importance weights proximal / behaviour (1 for samples of the learner's
   // own version): the largest, and the effective sample size (sum w)^2 / (n sum w^2) as a share
   // of the batch (1: the weights cost nothing; small: a few samples carry the update).
@@ -62,8 +62,12 @@ class PpoLearner {
  public:
   PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed);
   ~PpoLearner();
-  // The rate of the updates that begin from now on (config.learning_rate until set).
+  // The rate of the updates that begin from now on (config.learning_rate until set); with
+  // ppo.adaptive_kl the optimizer runs at this times learning_rate_factor().
   void set_learning_rate(double rate);
+  // ppo.adaptive_kl's multiplier of the set rate (1 without it); kept in checkpoints.
+  double learning_rate_factor() const { return rate_factor_; }
+  void set_learning_rate_factor(double factor);
   PpoStats update(TrainingBatch batch);
   void begin(TrainingBatch batch);
   // One minibatch gradient step of the current update; false once the update is complete.
@@ -92,11 +96,16 @@ class PpoLearner {
   void complete_first_visits(const at::Tensor& unvisited);
   // Fills the importance-weight statistics of the update in progress.
   void measure_importance_weights();
+  // ppo.adaptive_kl: the multiplier follows a gradient step's approximate KL.
+  void adapt_learning_rate(double approx_kl);
+  // The optimizer's rate: the set one times the multiplier.
+  void apply_learning_rate();
   // Ends the update in progress: the policy's statistics take the batch, which is released.
   void finish();
 
   Policy& policy_;
   PpoConfig config_;  // config_.learning_rate: the rate of the next update
+  double rate_factor_ = 1;  // ppo.adaptive_kl's multiplier of config_.learning_rate
   std::unique_ptr<torch::optim::Adam> optimizer_;
   at::Generator generator_;  // minibatch shuffling
   at::Device device_;        // the policy's: where minibatches are moved
