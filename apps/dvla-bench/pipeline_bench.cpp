@@ -73,7 +73,6 @@ Workload tabletop(const BenchOptions& o) {
 struct ModeRun {
   uint64_t env_steps = 0;
   double wall_s = 0;
-  double lag_weighted = 0;            // policy lag mean x samples trained, summed
   std::vector<uint64_t> lag_samples;  // [lag]: trained samples that many versions behind
   LaneReport lanes;
 
@@ -81,21 +80,19 @@ struct ModeRun {
     return wall_s > 0 ? static_cast<double>(env_steps) / wall_s : 0.0;
   }
   double policy_lag_mean() const {
-    uint64_t trained = 0;
-    for (auto n : lag_samples) trained += n;
-    return trained > 0 ? lag_weighted / static_cast<double>(trained) : 0.0;
+    double trained = 0, versions = 0;
+    for (size_t lag = 0; lag < lag_samples.size(); ++lag) {
+      trained += static_cast<double>(lag_samples[lag]);
+      versions += static_cast<double>(lag * lag_samples[lag]);
+    }
+    return trained > 0 ? versions / trained : 0.0;
   }
   void add(const RunStatus& status, const LaneReport& part) {
     env_steps += status.env_steps;
     wall_s += status.wall_seconds;
-    uint64_t trained = 0;
-    if (lag_samples.size() < status.policy_lag_samples.size())
-      lag_samples.resize(status.policy_lag_samples.size());
-    for (size_t lag = 0; lag < status.policy_lag_samples.size(); ++lag) {
-      lag_samples[lag] += status.policy_lag_samples[lag];
-      trained += status.policy_lag_samples[lag];
-    }
-    lag_weighted += status.policy_lag_mean * static_cast<double>(trained);
+    const auto& lags = status.policy_lag_samples;
+    if (lag_samples.size() < lags.size()) lag_samples.resize(lags.size());
+    for (size_t lag = 0; lag < lags.size(); ++lag) lag_samples[lag] += lags[lag];
     accumulate(lanes, part);
   }
 };
