@@ -121,15 +121,24 @@ TEST_CASE("configs/lift-grpo.toml is the measured lift recipe (docs/results.md),
   Config from_file;
   REQUIRE(load_config_file(from_file, DVLA_SOURCE_DIR "/configs/lift-grpo.toml"));
   Config from_flags;  // the recipe's command line as measured, flag by flag
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"env", "tabletop"}, {"tabletop.suite", "lift"}, {"algo", "grpo"},
-           {"model.init", "runs/sft32"}, {"tabletop.image_size", "32"},
-           {"tabletop.threads", "1"}, {"envs_per_sampler", "16"}, {"grpo.group_size", "8"},
-           {"ppo.batch_size", "1024"}, {"ppo.learning_rate", "1e-4"},
-           {"ppo.learning_rate_schedule", "200:3e-5"},
-           {"eval.every", "25"}, {"eval.episodes", "300"}, {"max_env_steps", "1500000"},
-           {"logdir", "runs/grpo32"}})
-    REQUIRE(set_config_value(from_flags, key, value));
+  const std::vector<std::pair<std::string, std::string>> measured{
+      {"env", "tabletop"},
+      {"tabletop.suite", "lift"},
+      {"algo", "grpo"},
+      {"model.init", "runs/sft32"},
+      {"tabletop.image_size", "32"},
+      {"tabletop.threads", "1"},
+      {"envs_per_sampler", "16"},
+      {"grpo.group_size", "8"},
+      {"ppo.batch_size", "1024"},
+      {"ppo.clip", "0.2"},
+      {"ppo.learning_rate", "1e-4"},
+      {"ppo.learning_rate_schedule", "200:3e-5"},
+      {"eval.every", "25"},
+      {"eval.episodes", "300"},
+      {"max_env_steps", "1500000"},
+      {"logdir", "runs/grpo32"}};
+  for (const auto& [key, value] : measured) REQUIRE(set_config_value(from_flags, key, value));
   CHECK(dump_config(from_file) == dump_config(from_flags));
   CHECK(validate(from_file));
 }

@@ -1,8 +1,11 @@
 // The control plane: every lane actor has a control endpoint of its own, which answers while its
 // data actor is busy; the supervisor's control rounds reach every actor (pause stops the
 // samplers, resume restarts them) and are timed into the run's status; an evaluate command has
-// the latest weights evaluated. A blocking ask leaves no stale timeout behind.
+// the latest weights evaluated. A blocking ask leaves no stale timeout behind. The planes'
+// scheduler workers wait for work instead of polling for it.
 #include "doctest_with_torch.hpp"
+
+#include <sys/resource.h>
 
 #include <caf/all.hpp>
 
@@ -14,6 +17,7 @@
 
 #include <dvla/actors/atoms.hpp>
 #include <dvla/actors/control/control_endpoint.hpp>
+#include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/control/supervisor.hpp>
 #include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/support/actor_support.hpp>
@@ -215,4 +219,36 @@ TEST_CASE("a blocking ask leaves nothing behind in the asking actor's mailbox") 
   CHECK(unanswered.error().message().rfind("the silent actor: ", 0) == 0);
   self->send_exit(echo, caf::exit_reason::user_shutdown);
   self->send_exit(silent, caf::exit_reason::user_shutdown);
+}
+
+namespace {
+
+long voluntary_context_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nvcsw;
+}
+
+}  // namespace
+
+TEST_CASE("the planes' scheduler workers wait for work: a trickle of messages costs few wake-ups") {
+  // CAF's default work stealing has an idle worker poll 500 times, 50 us apart, before it blocks:
+  // with a message every 2 ms the workers never got that far, about 33 wake-ups per message in
+  // these three systems (a throwaway program measured 3,049-3,633 for 100 messages, against
+  // 300-349 with the shared queue the planes use).
+  PlaneSystems planes(/*split=*/true, /*scheduler_threads=*/2);
+  auto echo = planes.data().spawn([]() -> caf::behavior { return {[](int x) { return x; }}; });
+  caf::scoped_actor self{planes.data()};
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the systems' start settles
+  const int messages = 100;
+  const long before = voluntary_context_switches();
+  for (int i = 0; i < messages; ++i) {
+    self->request(echo, wait, i)
+        .receive([&](int x) { CHECK(x == i); }, [&](const caf::error& e) { FAIL(describe(e)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const long switches = voluntary_context_switches() - before;
+  MESSAGE(switches, " voluntary context switches for ", messages, " messages");
+  CHECK(switches < 10 * messages);
+  self->send_exit(echo, caf::exit_reason::user_shutdown);
 }

@@ -408,6 +408,7 @@ void observe_evaluated_versions(Graph& graph, std::shared_ptr<std::vector<uint64
 TEST_CASE("eval.backlog: versions due while evaluations run wait their turn, in order") {
   Config config;
   config.run.mode = RunMode::sync;
+  config.ppo.batch_size = 1024;
   config.run.max_env_steps = 6 * 1024;  // 6 versions (batches of 1024)
   config.run.eval_every = 1;
   // Each evaluation takes several times an update: without a backlog most versions are skipped.

@@ -226,14 +226,14 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 2.75x sync's env steps (24-seed medians)") {
-  // Async trains each batch one version late; on CartPole, whose return grows about twofold per
-  // update, that costs 1.50x the env steps with the lagging samples anchored at the first epoch
-  // (ppo.proximal_policy=first_visit; 1.83x with the pass before the update; medians of 100
-  // seeds, docs/results.md). Runs are not reproducible (the lanes' timing decides which version
-  // acts), so many seeds, and the bound comes from resampling those 100 seed pairs: the ratio of
-  // 24-seed medians exceeded 2.75 in 3 of 100,000 draws (2.5: 62). It was 3.25 before
-  // first_visit, and 2.9x was typical before segments started on a credit.
+TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (24-seed medians)") {
+  // Async trains each batch about one version late; on CartPole, whose return grows about twofold
+  // per update, that costs env steps. With the defaults (updates of 512, segments of 32, the
+  // learner's critic values) async needs 1.2-1.4x sync's (medians of 100 seeds; 1.7x with updates
+  // of 1,024, docs/results.md). Runs are not reproducible (the lanes' timing decides which version
+  // acts), so many seeds, and the bound comes from resampling seed pairs: the ratio of 24-seed
+  // medians exceeded 2.25 in 9 of 200,000 draws from 300 pairs, 25 from the 100 of the highest
+  // ratio measured (1.38x); 2.5 in 0 and 3. It was 2.75 with updates of 1,024.
   std::vector<uint64_t> sync, async;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
@@ -244,7 +244,7 @@ TEST_CASE("async reaches CartPole's return 400 within 2.75x sync's env steps (24
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 2.75);
+  CHECK(ratio <= 2.5);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {

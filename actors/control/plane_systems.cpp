@@ -20,6 +20,11 @@ void configure(caf::actor_system_config& config, size_t scheduler_threads,
   register_types(config);
   config.load<caf::io::middleman>();
   config.set("scheduler.max-threads", scheduler_threads);
+  // One shared queue whose idle workers block on a condition variable. CAF's default work
+  // stealing has an idle worker poll its queue 500 times 50 us apart before it blocks; the lanes'
+  // steady trickle of messages kept every worker of the three systems polling, and the wake-ups
+  // cost the cores the lanes compute on (docs/results.md, "CAF's idle workers").
+  config.set("scheduler.policy", caf::atom("sharing"));
   if (network.heartbeat_interval_s > 0) {
     config.set("middleman.heartbeat-interval", span(network.heartbeat_interval_s));
     config.set("middleman.connection-timeout", span(network.connection_timeout_s));

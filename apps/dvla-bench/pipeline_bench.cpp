@@ -66,6 +66,11 @@ Workload tabletop(const BenchOptions& o) {
   // already overlap each other, and double buffering would halve every forward pass's batch
   // (more inference CPU per env step, taken from the trainer that bounds this workload).
   c.graph.env_buffers = 1;
+  // The update its figures were measured with (docs/results.md, issue 28): the PPO defaults
+  // before issue 26 made updates smaller and value the batch with the learner's critic.
+  c.ppo.batch_size = 1024;
+  c.graph.segment_length = 64;
+  c.ppo.advantage_values = AdvantageValues::behaviour;
   return w;
 }
 

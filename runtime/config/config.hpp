@@ -98,7 +98,7 @@ struct RunConfig {
 struct GraphConfig {
   int samplers = 2;
   int envs_per_sampler = 8;
-  int segment_length = 64;     // steps per trajectory segment
+  int segment_length = 32;     // steps per trajectory segment
   int segments_in_flight = 2;  // per sampler: segments collected or unacknowledged (credits)
   int env_buffers = 2;         // per sampler: env buffers that alternate (double buffering)
   int inference_replicas = 1;

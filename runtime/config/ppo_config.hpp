@@ -74,7 +74,9 @@ struct PpoConfig {
   LearningRateAnneal learning_rate_anneal = LearningRateAnneal::none;
   double gamma = 0.99;
   double gae_lambda = 0.95;
-  double clip = 0.2;  // clip range of the importance ratio in the surrogate
+  // Clip range of the importance ratio in the surrogate. 0.1 with updates of 512: the policy may
+  // move per env step about as far as 0.2 allowed with updates of 1,024 (docs/results.md).
+  double clip = 0.1;
   double value_coef = 0.5;
   // > 0: the value loss is the larger of the plain and the clipped one, the new value kept within
   // this of the value the samples carry (PPO2's value clipping); 0: plain.
@@ -84,14 +86,16 @@ struct PpoConfig {
   double max_grad_norm = 0.5;
   int epochs = 4;
   int minibatch_size = 256;  // samples per gradient step
-  int batch_size = 1024;     // env steps the trainer gathers before an update
+  // Env steps the trainer gathers before an update. Async trains each batch about one version
+  // late; smaller updates make that version's data fewer env steps old (docs/results.md).
+  int batch_size = 512;
   int max_policy_lag = 4;    // staleness bound: samples more versions behind are dropped
   // Stale samples are weighted by proximal / behaviour probability; weights above the cap are
   // cut to it (truncated importance sampling, as IMPALA's rho-bar); 0: not cut.
   double importance_weight_cap = 0;
   ProximalPolicy proximal_policy = ProximalPolicy::first_visit;
   bool normalize_advantages = true;
-  AdvantageValues advantage_values = AdvantageValues::behaviour;
+  AdvantageValues advantage_values = AdvantageValues::learner;
   double kl_coef = 0.0;  // weight of the KL to the starting policy (model.init, or the seed's)
   // > 0: an update ends early, before the first minibatch whose approximate KL from the proximal
   // (or behaviour) policy exceeds 1.5x this (Stable-Baselines3's target_kl); 0: every epoch.
