@@ -181,6 +181,13 @@ TEST_CASE("validation names the setting that is out of range") {
   CHECK(validate(c).error().message() ==
         "invalid config: stop.eval_success must be a success rate from 0 (never) to 1");
   c = Config{};
+  REQUIRE(set_config_value(c, "eval.deferred", "true"));
+  CHECK(validate(c).error().message() ==
+        "invalid config: eval.deferred needs eval.backlog to keep the versions due until "
+        "training ends");
+  c.run.eval_backlog = 10;
+  CHECK(validate(c));
+  c = Config{};
   c.run.eval_every = 5;
   c.run.stop_eval_return = -10;
   CHECK(validate(c).error().message() ==

@@ -432,6 +432,36 @@ TEST_CASE("eval.backlog: versions due while evaluations run wait their turn, in 
   CHECK(s.last_evaluation.version == versions->back());
 }
 
+TEST_CASE("eval.deferred: versions due are evaluated once training has ended; targets then") {
+  // A target the first evaluation reaches (a random policy's CartPole return is about 22).
+  auto run = [](bool deferred) {
+    Config config;
+    config.run.mode = RunMode::sync;
+    config.run.max_env_steps = 40 * 512;  // about half a second
+    config.run.eval_every = 1;
+    config.run.eval_episodes = 5;
+    config.run.eval_backlog = 100;
+    config.run.eval_deferred = deferred;
+    config.run.stop_eval_return = 1;
+    auto versions = std::make_shared<std::vector<uint64_t>>();
+    auto graph = graph_of(config, default_graph_parts(config));
+    observe_evaluated_versions(graph, versions);
+    auto result = train(config, graph);
+    REQUIRE_MESSAGE(result, result.error().message());
+    return std::make_pair(result->status, *versions);
+  };
+  const auto [beside, beside_versions] = run(false);
+  CHECK(beside.env_steps < 40 * 512);  // the target stopped training
+  const auto [after, after_versions] = run(true);
+  CHECK(after.env_steps >= 40 * 512);  // training ran its budget first
+  REQUIRE_FALSE(after_versions.empty());
+  // The first version due was evaluated first, with the env steps of when it was due.
+  CHECK(after.first_at_target.version == after_versions.front());
+  CHECK(after.first_at_target.version <= 2);
+  CHECK(after.first_at_target.env_steps <= 2 * 512);
+  CHECK(after.first_at_target.wall_seconds < after.wall_seconds);
+}
+
 TEST_CASE("resuming from a checkpoint of another policy is refused by name") {
   Config config;
   config.run.max_env_steps = 2'000;

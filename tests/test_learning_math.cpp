@@ -1,25 +1,32 @@
 // GAE, the PPO loss and GRPO's group advantages on small hand-computed cases; flat-parameter views
 // alias their buffer; observation normalisation, reward scaling, value clipping and learning-rate
-// annealing by hand.
+// annealing by hand; FlatAdam against LibTorch's Adam; the MLP's tanh against ATen's.
 #include "doctest_with_torch.hpp"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include <dvla/envs/cartpole.hpp>
 #include <dvla/envs/pendulum.hpp>
 #include <dvla/runtime/config/config.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 #include <dvla/runtime/learners/builtin_algorithms.hpp>
+#include <dvla/runtime/learners/flat_adam.hpp>
 #include <dvla/runtime/learners/grpo.hpp>
+#include <dvla/runtime/learners/optimizer_state.hpp>
 #include <dvla/runtime/learners/ppo.hpp>
-#include <dvla/runtime/learners/training_batch.hpp>
 #include <dvla/runtime/learners/reward_scaler.hpp>
+#include <dvla/runtime/learners/training_batch.hpp>
 #include <dvla/runtime/policies/actor_critic.hpp>
+#include <dvla/runtime/policies/fast_tanh.hpp>
 #include <dvla/runtime/policies/observation_normalizer.hpp>
 #include <dvla/runtime/trajectories/gae.hpp>
 #include <dvla/runtime/versions/staleness.hpp>
@@ -522,4 +529,139 @@ TEST_CASE("linear learning-rate annealing falls to 0 at max_env_steps by samples
   CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 250, 1000) == doctest::Approx(7.5e-4));
   CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 1000, 1000) == 0.0);
   CHECK(annealed_rate(1e-3, LearningRateAnneal::linear, 3000, 1000) == 0.0);  // resumed past it
+}
+
+namespace {
+
+// Two layers, and a parameter that is not trained (as the observation normaliser's moments).
+struct SmallNet : torch::nn::Module {
+  SmallNet() {
+    at::manual_seed(11);
+    first = register_module("first", torch::nn::Linear(3, 5));
+    frozen = register_parameter("frozen", torch::ones({5}), /*requires_grad=*/false);
+    second = register_module("second", torch::nn::Linear(5, 2));
+  }
+  at::Tensor loss(const at::Tensor& x) {
+    return second->forward(at::tanh(first->forward(x)) * frozen).pow(2).sum();
+  }
+  torch::nn::Linear first{nullptr}, second{nullptr};
+  at::Tensor frozen;
+};
+
+void check_same_parameters(SmallNet& a, SmallNet& b) {
+  const auto pa = a.parameters(), pb = b.parameters();
+  for (size_t i = 0; i < pa.size(); ++i)
+    CHECK(at::allclose(pa[i], pb[i], /*rtol=*/1e-5, /*atol=*/1e-6));
+}
+
+// A file the test owns, removed after it.
+struct ScratchFile {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("dvla-optimizer-" + std::to_string(getpid()) + ".pt");
+  ~ScratchFile() { std::filesystem::remove(path); }
+  void write(const std::string& bytes) const { std::ofstream(path, std::ios::binary) << bytes; }
+};
+
+}  // namespace
+
+TEST_CASE("FlatAdam steps and clips as LibTorch's Adam and clip_grad_norm_") {
+  SmallNet a, b;
+  FlatAdam flat(a.parameters(), 0.05, 1e-5);
+  torch::optim::Adam adam(b.parameters(), torch::optim::AdamOptions(0.05).eps(1e-5));
+  for (int step = 0; step < 6; ++step) {
+    const auto x = at::randn({4, 3});
+    if (step == 3) a.first->bias.mutable_grad() = at::ones({5});  // a gradient a caller replaced
+    flat.zero_grad();
+    adam.zero_grad();
+    a.loss(x).backward();
+    b.loss(x).backward();
+    const double norm = flat.clip_grad_norm(0.1);
+    CHECK(norm == doctest::Approx(torch::nn::utils::clip_grad_norm_(b.parameters(), 0.1)));
+    if (step == 4) {
+      flat.set_learning_rate(0.01);
+      static_cast<torch::optim::AdamOptions&>(adam.param_groups()[0].options()).lr(0.01);
+    }
+    flat.step();
+    adam.step();
+    check_same_parameters(a, b);
+  }
+  CHECK(flat.steps() == 6);
+  CHECK(at::equal(a.frozen, at::ones({5})));  // not trained
+}
+
+TEST_CASE("FlatAdam's state is LibTorch Adam's optimizer.pt, read and written both ways") {
+  auto train = [](SmallNet& net, auto& optimizer, int steps) {
+    for (int i = 0; i < steps; ++i) {
+      optimizer.zero_grad();
+      net.loss(at::full({2, 3}, 0.5 + i)).backward();
+      optimizer.step();
+    }
+  };
+  ScratchFile file;
+  SUBCASE("FlatAdam's state goes on in LibTorch's Adam") {
+    SmallNet a, b;
+    FlatAdam flat(a.parameters(), 0.05);
+    train(a, flat, 3);
+    for (size_t i = 0; i < a.parameters().size(); ++i) {
+      at::NoGradGuard no_grad;
+      b.parameters()[i].copy_(a.parameters()[i]);
+    }
+    auto bytes = flat.state_bytes();
+    REQUIRE(bytes);
+    file.write(*bytes);
+    torch::optim::Adam adam(b.parameters(), torch::optim::AdamOptions(0.05));
+    REQUIRE(load_optimizer(adam, file.path.string()));
+    train(a, flat, 2);
+    train(b, adam, 2);
+    check_same_parameters(a, b);
+  }
+  SUBCASE("LibTorch's Adam's state goes on in FlatAdam") {
+    SmallNet a, b;
+    torch::optim::Adam adam(a.parameters(), torch::optim::AdamOptions(0.05));
+    train(a, adam, 3);
+    for (size_t i = 0; i < a.parameters().size(); ++i) {
+      at::NoGradGuard no_grad;
+      b.parameters()[i].copy_(a.parameters()[i]);
+    }
+    auto bytes = optimizer_bytes(adam);
+    REQUIRE(bytes);
+    file.write(*bytes);
+    FlatAdam flat(b.parameters(), 0.05);
+    REQUIRE(flat.load_state(file.path.string()));
+    CHECK(flat.steps() == 3);
+    train(a, adam, 2);
+    train(b, flat, 2);
+    check_same_parameters(a, b);
+  }
+  SUBCASE("a state of other parameters, or no file, is refused with the path") {
+    torch::nn::Linear other(7, 7);
+    torch::optim::Adam adam(other->parameters(), torch::optim::AdamOptions(0.05));
+    other->forward(at::ones({1, 7})).sum().backward();
+    adam.step();
+    file.write(*optimizer_bytes(adam));
+    SmallNet net;
+    FlatAdam flat(net.parameters(), 0.05);
+    const auto refused = flat.load_state(file.path.string());
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message().find(file.path.string()) != std::string::npos);
+    const auto missing = flat.load_state(file.path.string() + ".missing");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message().find(".missing") != std::string::npos);
+    CHECK(flat.steps() == 0);
+  }
+}
+
+TEST_CASE("the MLP's tanh: ATen's values and gradient, within float rounding") {
+  const auto x = at::linspace(-12, 12, 40'001).view({1, -1});  // the sigmoid form's size
+  const auto exact = at::tanh(x.to(at::kDouble));
+  CHECK((fast_tanh(x).to(at::kDouble) - exact).abs().max().item<double>() < 3e-7);
+  const auto small = at::linspace(-3, 3, 64);  // below it: ATen's own kernel
+  CHECK(at::equal(fast_tanh(small), at::tanh(small)));
+
+  const auto leaf = x.clone().requires_grad_();
+  fast_tanh(leaf).sum().backward();
+  const auto slope = 1 - exact.pow(2);
+  CHECK((leaf.grad().to(at::kDouble) - slope).abs().max().item<double>() < 1e-6);
+  at::NoGradGuard no_grad;
+  CHECK_FALSE(fast_tanh(leaf).requires_grad());
 }

@@ -307,11 +307,14 @@ void evaluate_latest(self_ptr self, std::vector<EvaluationCommand> commands = {}
           });
 }
 
-// Evaluates `taken` now, or after those waiting when one runs.
+// eval.deferred: evaluations due wait until training has ended.
+bool deferring(const SupervisorState& s) { return s.config.run.eval_deferred && !s.samplers_done; }
+
+// Evaluates `taken` now, or after those waiting when one runs or evaluations are deferred.
 void evaluate_in_turn(self_ptr self, TakenWeights taken) {
   auto& s = self->state;
   if (s.stopping) return;
-  if (s.evaluating) {
+  if (s.evaluating || deferring(s)) {
     s.evaluation_backlog.push_back(std::move(taken));
     return;
   }
@@ -381,7 +384,7 @@ void evaluate_latest_or_queue(self_ptr self, bool queued) {
 // due while one runs waits its turn while the backlog (eval.backlog) has room.
 void snapshot_if_due(self_ptr self, uint64_t version) {
   auto& s = self->state;
-  const bool queued = s.evaluating;
+  const bool queued = s.evaluating || deferring(s);
   const auto waiting = s.evaluation_backlog.size() + static_cast<size_t>(s.backlog_fetching);
   const bool full = waiting >= static_cast<size_t>(s.config.run.eval_backlog);
   const auto due = s.schedule->on_version(version, queued && full);
@@ -703,6 +706,7 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
         if (++s.samplers_finished < s.graph.samplers.size()) return;
         s.samplers_done = true;
         finish_when_evaluated(self);
+        next_evaluation(self);  // those deferred until now
       },
       [self](const ControlSummary& c) { status(self).control = c; },
       [self](status_atom) { return current_status(self->state); },

@@ -13,8 +13,8 @@
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/config/learning_rate_schedule.hpp>
 #include <dvla/runtime/lanes/lock_step.hpp>
+#include <dvla/runtime/learners/flat_adam.hpp>
 #include <dvla/runtime/learners/learner_algorithm.hpp>
-#include <dvla/runtime/learners/optimizer_state.hpp>
 #include <dvla/runtime/learners/ppo.hpp>
 #include <dvla/runtime/learners/training_batch.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
@@ -137,7 +137,7 @@ Expected<std::string> save_checkpoint(TrainerState& s, uint64_t env_steps, uint6
   state.learning_rate_factor = s.learner->learning_rate_factor();
   state.algorithm_state = s.setup.algorithm->checkpoint_state();
   return s.checkpoints->save(s.setup.config, s.published, state,
-                             [&] { return optimizer_bytes(s.learner->optimizer()); });
+                             [&] { return s.learner->optimizer().state_bytes(); });
 }
 
 void deliver(TrainerState& s, PendingCheckpoint& p) {
@@ -276,7 +276,7 @@ void restore(TrainerState& s, const Checkpoint& c) {
   if (!update) fail(update.error());
   if (auto loaded = s.parameters->load(*update); !loaded) fail(loaded.error());
   if (!c.optimizer_path.empty())
-    if (auto loaded = load_optimizer(s.learner->optimizer(), c.optimizer_path); !loaded)
+    if (auto loaded = s.learner->optimizer().load_state(c.optimizer_path); !loaded)
       fail(loaded.error());
   if (!c.state.rng_state.empty())
     if (auto set = s.learner->set_rng_state(c.state.rng_state); !set) fail(set.error());

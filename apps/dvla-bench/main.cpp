@@ -100,8 +100,8 @@ void add_flags(CLI::App& app, dvla::apps::ConfigFlags& flags, BenchOptions& o, b
   app.add_option("--steps", o.steps,
                  flag_help("pipeline: env steps per mode (default: 200000; tabletop 20000); "
                            "runtime: env steps per sampler count (default 4000000); "
-                           "backpressure: env steps (default 150000); efficiency: env steps at "
-                           "most per run (default 300000)"))
+                           "backpressure: env steps (default 150000); efficiency: env steps "
+                           "each run trains (default 50000)"))
       ->type_name("N")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--latency-us", o.latency_us, "pipeline: synthetic env latency per env step")

@@ -50,6 +50,13 @@ std::vector<Setting> config_settings(Config& c) {
        "an unobserved one would (dvla-bench efficiency: 19); 0: like training and inference "
        "(the samplers run graph.sampling_nice below them)",
        &c.run.eval_nice},
+      {"eval.deferred",
+       "true: the versions due during the run (eval.every) wait in eval.backlog, with the weights, "
+       "env steps and time of when they were due, and are evaluated in order once training has "
+       "ended; the lanes run alone as in an unobserved run (an evaluator at nice 19 still slowed "
+       "async CartPole by a third), and a stop.eval_* target is found after training, not when "
+       "it is reached (dvla-bench efficiency); false: evaluations run beside training",
+       &c.run.eval_deferred},
       {"eval.actions",
        "mean (the policy's most likely action: deterministic, one fixed figure per version) | "
        "sampled (drawn from the policy as in training, from the run's seed: what the training "
@@ -379,6 +386,8 @@ Status validate(const Config& c) {
   if (c.run.eval_backlog < 0 || c.run.eval_backlog > 100'000)
     return fail("eval.backlog must be from 0 (none) to 100000 versions waiting, not " +
                 std::to_string(c.run.eval_backlog));
+  if (c.run.eval_deferred && c.run.eval_backlog == 0)
+    return fail("eval.deferred needs eval.backlog to keep the versions due until training ends");
   if (c.run.eval_every > 0 && c.run.eval_episodes == 0)
     return fail("eval.every needs eval.episodes of at least 1");
   if (!(c.run.stop_eval_success >= 0 && c.run.stop_eval_success <= 1))

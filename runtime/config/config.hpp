@@ -83,6 +83,7 @@ struct RunConfig {
   int eval_every = 0;            // versions between evaluations during the run; 0: only at the end
   int eval_backlog = 0;  // due versions that wait (with their weights) while an evaluation runs
   int eval_nice = 0;            // the evaluator thread's nice value: 0 like the lanes, up to 19
+  bool eval_deferred = false;   // versions due during the run are evaluated once training ends
   EvalActions eval_actions = EvalActions::mean;
   int eval_video_every = 1;     // every N-th evaluation during a run records a GIF; 0: none
   int eval_video_episodes = 3;  // the first episodes of such an evaluation in its GIF

@@ -2,14 +2,13 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adam.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
+#include <dvla/runtime/learners/flat_adam.hpp>
 
 namespace dvla {
 namespace {
@@ -68,8 +67,7 @@ PpoLoss ppo_loss(const PolicyEvaluation& now, const at::Tensor& behaviour_log_pr
 PpoLearner::PpoLearner(Policy& policy, const PpoConfig& config, uint64_t seed)
     : policy_(policy),
       config_(config),
-      optimizer_(std::make_unique<torch::optim::Adam>(
-          policy.parameters(), torch::optim::AdamOptions(config.learning_rate).eps(1e-5))),
+      optimizer_(std::make_unique<FlatAdam>(policy.parameters(), config.learning_rate, 1e-5)),
       generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
       device_(device_of(policy)) {}
 
@@ -103,9 +101,7 @@ void PpoLearner::set_learning_rate_factor(double factor) {
 }
 
 void PpoLearner::apply_learning_rate() {
-  for (auto& group : optimizer_->param_groups())
-    static_cast<torch::optim::AdamOptions&>(group.options())
-        .lr(config_.learning_rate * rate_factor_);
+  optimizer_->set_learning_rate(config_.learning_rate * rate_factor_);
 }
 
 void PpoLearner::adapt_learning_rate(double approx_kl) {
@@ -212,7 +208,7 @@ bool PpoLearner::step() {
   }
   optimizer_->zero_grad();
   loss.total.backward();
-  torch::nn::utils::clip_grad_norm_(policy_.parameters(), config_.max_grad_norm);
+  optimizer_->clip_grad_norm(config_.max_grad_norm);
   adapt_learning_rate(loss.approx_kl);  // this step already runs at the adapted rate
   optimizer_->step();
   sums_.learning_rate = config_.learning_rate * rate_factor_;

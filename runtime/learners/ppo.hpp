@@ -16,11 +16,9 @@
 #include <dvla/runtime/learners/training_batch.hpp>
 #include <dvla/runtime/policies/policy.hpp>
 
-namespace torch::optim {
-class Adam;
-}
-
 namespace dvla {
+
+class FlatAdam;
 
 struct PpoLoss {
   at::Tensor total;          // what is minimised
@@ -75,7 +73,7 @@ class PpoLearner {
   bool updating() const { return updating_; }
   // The statistics of the last (or current) update.
   PpoStats stats() const;
-  torch::optim::Adam& optimizer() { return *optimizer_; }
+  FlatAdam& optimizer() { return *optimizer_; }
   // The minibatch shuffler's state as hex text, for checkpoints; and back.
   std::string rng_state() const;
   Status set_rng_state(const std::string& hex);
@@ -106,7 +104,7 @@ class PpoLearner {
   Policy& policy_;
   PpoConfig config_;  // config_.learning_rate: the rate of the next update
   double rate_factor_ = 1;  // ppo.adaptive_kl's multiplier of config_.learning_rate
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<FlatAdam> optimizer_;
   at::Generator generator_;  // minibatch shuffling
   at::Device device_;        // the policy's: where minibatches are moved
   // The update in progress: its batch, the epoch's sample order and where in it the next

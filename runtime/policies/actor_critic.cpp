@@ -2,12 +2,13 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/init.h>
-#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/functional.h>
 #include <torch/utils.h>
 
 #include <cmath>
 
 #include <dvla/runtime/policies/action_distribution.hpp>
+#include <dvla/runtime/policies/fast_tanh.hpp>
 #include <dvla/runtime/policies/observation_normalizer.hpp>
 
 namespace dvla {
@@ -31,7 +32,7 @@ torch::nn::Sequential tower(int64_t in, const std::vector<int64_t>& hidden, int6
   int64_t width = in;
   for (auto h : hidden) {
     add_linear(width, h, std::sqrt(2.0));
-    net->push_back(torch::nn::Tanh());
+    net->push_back(torch::nn::Functional(fast_tanh));
     width = h;
   }
   add_linear(width, out, out_gain);
@@ -65,21 +66,23 @@ void ActorCritic::update_statistics(const PolicyInput& batch) {
   if (normalizer_) normalizer_->update(batch.state.flatten(1));
 }
 
-ActionDistribution ActorCritic::distribution(const torch::Tensor& state) {
-  return ActionDistribution(space_, actor_->forward(features(state)), log_std_);
+ActionDistribution ActorCritic::distribution(const torch::Tensor& features) {
+  return ActionDistribution(space_, actor_->forward(features), log_std_);
 }
 
 PolicyActions ActorCritic::act(const PolicyInput& input, bool deterministic,
                                at::Generator& generator) {
   torch::NoGradGuard no_grad;
-  const auto d = distribution(input.state);
+  const auto f = features(input.state);  // once for both towers
+  const auto d = distribution(f);
   auto actions = deterministic ? d.mode() : d.sample(generator);
-  return {actions, d.log_prob(actions), value(input)};
+  return {actions, d.log_prob(actions), critic_->forward(f).squeeze(-1)};
 }
 
 PolicyEvaluation ActorCritic::evaluate(const PolicyInput& input, const torch::Tensor& actions) {
-  const auto d = distribution(input.state);
-  return {d.log_prob(actions), d.entropy(), value(input)};
+  const auto f = features(input.state);
+  const auto d = distribution(f);
+  return {d.log_prob(actions), d.entropy(), critic_->forward(f).squeeze(-1)};
 }
 
 torch::Tensor ActorCritic::value(const PolicyInput& input) {

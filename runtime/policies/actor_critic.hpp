@@ -44,7 +44,8 @@ class ActorCritic final : public Policy {
  private:
   // The float observation [N, obs] as the towers see it (normalised if it normalises).
   torch::Tensor features(const torch::Tensor& state) const;
-  ActionDistribution distribution(const torch::Tensor& state);
+  // The actor's distribution given features().
+  ActionDistribution distribution(const torch::Tensor& features);
 
   envs::ActionSpace space_;
   torch::nn::Sequential actor_{nullptr}, critic_{nullptr};
