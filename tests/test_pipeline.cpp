@@ -226,14 +226,15 @@ double median(std::vector<uint64_t> xs) {
 
 }  // namespace
 
-TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (24-seed medians)") {
+TEST_CASE("async reaches CartPole's return 400 within 2x sync's env steps (24-seed medians)") {
   // Async trains each batch about one version late; on CartPole, whose return grows about twofold
   // per update, that costs env steps. With the defaults (updates of 512, segments of 32, the
-  // learner's critic values) async needs 1.2-1.4x sync's (medians of 100 seeds; 1.7x with updates
-  // of 1,024, docs/results.md). Runs are not reproducible (the lanes' timing decides which version
-  // acts), so many seeds, and the bound comes from resampling seed pairs: the ratio of 24-seed
-  // medians exceeded 2.25 in 9 of 200,000 draws from 300 pairs, 25 from the 100 of the highest
-  // ratio measured (1.38x); 2.5 in 0 and 3. It was 2.75 with updates of 1,024.
+  // learner's critic values) async needs 1.1-1.2x sync's (medians of 100 seeds, docs/results.md).
+  // Sync runs are reproducible (its median here is the same every time: 6,912); async's are not
+  // (the lanes' timing decides which version acts), so many seeds, and the bound comes from
+  // resampling: the ratio of a 24-seed async median to sync's exceeded 1.5 in 4 of 200,000 draws
+  // from these seeds' async results in two bench runs, 2 in none (at most 1.93); it was 2.5 while
+  // sync varied too, 2.75 with updates of 1,024.
   std::vector<uint64_t> sync, async;
   for (uint64_t seed = 1; seed <= 24; ++seed) {
     sync.push_back(steps_to_400(RunMode::sync, seed));
@@ -244,7 +245,7 @@ TEST_CASE("async reaches CartPole's return 400 within 2.5x sync's env steps (24-
           ", ratio ", ratio);
   CHECK(median(sync) < 300'000);
   CHECK(median(async) < 300'000);
-  CHECK(ratio <= 2.5);
+  CHECK(ratio <= 2.0);
 }
 
 TEST_CASE("the null policy runs the graph with nothing but the runtime's own work") {

@@ -181,6 +181,18 @@ TEST_CASE("too few cores: lanes get groups of cores, and the plan says so") {
     CHECK(p.replicas[0] == CpuSet{0});
     CHECK(p.trainer == CpuSet{1});
   }
+  SUBCASE("sync mode, too few cores: the lanes take turns, each may use every core") {
+    PlacementRequest sync{2, 1, true};
+    sync.lanes_take_turns = true;
+    const auto p = plan_placement(machine("core:2 pu:1"), sync);
+    CHECK_FALSE(p.pinned());
+    CHECK(p.samplers.size() == 2);
+    CHECK(p.notes[0] ==
+          "2 cores for 4 threads whose lanes take turns (sync): each lane's turn may "
+          "use every core, placement left to the OS");
+    // With a core for each thread, sync is pinned as async is.
+    CHECK(plan_placement(machine("core:8 pu:1"), sync).pinned());
+  }
   SUBCASE("one core: nothing pinned") {
     const auto p = plan_placement(machine("core:1 pu:2"), {2, 1, true});
     CHECK_FALSE(p.pinned());
@@ -276,6 +288,14 @@ TEST_CASE("graph.placement=auto pins each lane thread as the plan says, and the 
         CHECK(std::find(set.begin(), set.end(), pu) == set.end());
       }
     }
+  }
+  // In sync mode with fewer cores than lane threads, the plan pins nothing and says why.
+  if (std::thread::hardware_concurrency() < 4) {
+    config.run.mode = RunMode::sync;
+    auto sync = train(config, default_graph_parts(config));
+    REQUIRE_MESSAGE(sync, sync.error().message());
+    CHECK(sync->status.placement.plan.find("take turns (sync)") != std::string::npos);
+    config.run.mode = RunMode::async;
   }
   // Without it, nothing is pinned or reported.
   config.graph.placement = PlacementMode::none;

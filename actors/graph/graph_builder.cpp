@@ -139,6 +139,7 @@ void build_inference(Builder& b) {
           b.model_lease(setup.name));
       bind_replica_memory(b, *setup.weights, setup.name, index);
       setup.seed = envs::next_seed(c.run.seed + 1000 + index + b.resumed_version());
+      setup.stream_per_sampler = c.run.mode == RunMode::sync;  // a sync run is reproducible
       setup.torch_threads = inference_torch_threads(c.graph);
       setup.track = b.track(setup.name, Lane::inference);
       if (b.plan) setup.placement = b.placement(b.plan->replicas.at(index));
@@ -319,6 +320,7 @@ void plan_placement(Builder& b) {
   }
   for (const auto& pool : b.graph.inference_pools) request.replicas += pool.replicas;
   request.trainer = !b.node_part();
+  request.lanes_take_turns = b.config().run.mode == RunMode::sync;
   b.plan = dvla::plan_placement(*machine, request);
   b.numa_nodes = machine->numa_nodes();
   b.built.placement = std::make_shared<PlacementReport>(machine->text(), b.plan->text());

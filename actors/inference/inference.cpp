@@ -6,9 +6,11 @@
 #include <caf/all.hpp>
 
 #include <cstring>
+#include <map>
 
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/envs/batched_env.hpp>
 #include <dvla/messages/action_batch.hpp>
 #include <dvla/messages/observation_batch.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
@@ -31,19 +33,26 @@ struct InferenceState {
   std::vector<Request> pending;
   bool flush_scheduled = false;
   at::Generator generator;
+  std::map<uint32_t, at::Generator> sampler_streams;  // setup.stream_per_sampler
   at::Device device = at::kCPU;  // where the replica's policies compute
 };
 
-// One forward pass over every waiting request; each gets its own rows back.
-void flush(InferenceState& s) {
-  s.flush_scheduled = false;
-  s.setup.weights->swap_in_staged();
-  if (s.pending.empty()) return;
-  ScopedWork work(s.setup.track.get(), "forward");
-  // What the forward pass computes with, read on this thread (a later setting would show).
-  if (s.setup.track) s.setup.track->set_intra_op_threads(at::get_num_threads());
+// The stream sampler `id` draws from (setup.stream_per_sampler), made on its first request.
+at::Generator& sampler_stream(InferenceState& s, uint32_t id) {
+  auto found = s.sampler_streams.find(id);
+  if (found == s.sampler_streams.end())
+    found = s.sampler_streams
+                .emplace(id, at::make_generator<at::CPUGeneratorImpl>(
+                                 envs::derive_seeds(s.setup.seed, id, 1).front()))
+                .first;
+  return found->second;
+}
+
+// One forward pass over the requests [first, last), its actions drawn from `generator`; each
+// request gets its own rows back.
+void answer(InferenceState& s, Request* first, Request* last, at::Generator& generator) {
   std::vector<PolicyInput> parts;
-  for (const auto& r : s.pending) parts.push_back(policy_input(r.batch.observations, 1));
+  for (auto* r = first; r != last; ++r) parts.push_back(policy_input(r->batch.observations, 1));
   // The observations are copied once, from the requests' frames into one batch.
   // On a GPU, the batch goes there and the answers come back (on the host, no move at all).
   auto to_host = [&s](const at::Tensor& t) {
@@ -51,13 +60,14 @@ void flush(InferenceState& s) {
   };
   auto input = concatenate(parts);
   if (!s.device.is_cpu()) input = input.to(s.device);
-  const auto answer = s.setup.weights->active().act(input, /*deterministic=*/false, s.generator);
-  const auto actions = to_host(answer.actions);
-  const auto log_probs = to_host(answer.log_probs);
-  const auto values = to_host(answer.values);
+  const auto acted = s.setup.weights->active().act(input, /*deterministic=*/false, generator);
+  const auto actions = to_host(acted.actions);
+  const auto log_probs = to_host(acted.log_probs);
+  const auto values = to_host(acted.values);
   const int64_t action_dim = actions.size(1);
   int64_t row = 0;
-  for (auto& r : s.pending) {
+  for (auto* request = first; request != last; ++request) {
+    auto& r = *request;
     const int64_t n = r.batch.envs();
     msg::ActionBatch a;
     a.sampler_id = r.batch.sampler_id;
@@ -68,6 +78,24 @@ void flush(InferenceState& s) {
     a.values = {values.data_ptr<float>() + row, {n}};
     r.promise.deliver(msg::build(a));
     row += n;
+  }
+}
+
+// Answers every waiting request: in one forward pass, or (setup.stream_per_sampler) one pass per
+// request, drawn from its sampler's stream, so that neither its draws nor its arithmetic depend on
+// which other requests were waiting (a batch's row results can differ in the last bits with its
+// size).
+void flush(InferenceState& s) {
+  s.flush_scheduled = false;
+  s.setup.weights->swap_in_staged();
+  if (s.pending.empty()) return;
+  ScopedWork work(s.setup.track.get(), "forward");
+  // What the forward pass computes with, read on this thread (a later setting would show).
+  if (s.setup.track) s.setup.track->set_intra_op_threads(at::get_num_threads());
+  if (s.setup.stream_per_sampler) {
+    for (auto& r : s.pending) answer(s, &r, &r + 1, sampler_stream(s, r.batch.sampler_id));
+  } else {
+    answer(s, s.pending.data(), s.pending.data() + s.pending.size(), s.generator);
   }
   s.pending.clear();
 }

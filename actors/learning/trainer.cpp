@@ -5,6 +5,9 @@
 #include <torch/utils.h>
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/messages/metrics.hpp>
@@ -166,6 +169,11 @@ void train(trainer_actor::stateful_pointer<TrainerState> self) {
   std::vector<msg::TrajectorySegment> segments;
   segments.reserve(s.buffer.size());
   for (const auto& a : s.buffer) segments.push_back(a.segment);
+  // In sampler order, not arrival order: a sync run's batches (and so the run) are reproducible.
+  std::sort(segments.begin(), segments.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.sampler_id, a.first_env, a.sequence) <
+           std::tie(b.sampler_id, b.first_env, b.sequence);
+  });
   const auto& c = s.setup.config;
   auto batch = s.setup.algorithm->make_batch(segments, *s.policy, s.version);
   // The KL term's reference: the starting policy's log-probabilities of the batch's actions.

@@ -138,8 +138,9 @@ std::vector<Setting> config_settings(Config& c) {
        &c.graph.scheduler_threads},
       {"graph.placement",
        "auto: pin samplers, inference replicas and the trainer to cores of their own (hwloc; "
-       "fewer cores: shared by lane, said in the log) and, on several NUMA nodes, bind each "
-       "replica's weight buffers to its cores' node; none: the OS places threads and memory",
+       "fewer cores: shared by lane, or in sync mode left to the OS; said in the log) and, on "
+       "several NUMA nodes, bind each replica's weight buffers to its cores' node; none: the OS "
+       "places threads and memory",
        enum_field(&c.graph.placement)},
       {"graph.sampling_nice",
        "nice steps (0 to 19) the samplers' threads and their envs' run below the other lanes: "

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace dvla {
 namespace {
@@ -107,6 +108,16 @@ Placement grouped(const MachineTopology& m, const PlacementRequest& r) {
   return p;
 }
 
+// Nothing pinned, for the reason `note` gives.
+Placement unpinned(const PlacementRequest& r, std::string note) {
+  Placement p;
+  p.samplers.resize(static_cast<size_t>(r.samplers));
+  p.replicas.resize(static_cast<size_t>(r.replicas));
+  p.replica_numa.assign(static_cast<size_t>(r.replicas), 0);
+  p.notes.push_back(std::move(note));
+  return p;
+}
+
 }  // namespace
 
 bool Placement::pinned() const {
@@ -145,15 +156,15 @@ std::string Placement::text() const {
 Placement plan_placement(const MachineTopology& machine, const PlacementRequest& request) {
   const int cores = static_cast<int>(machine.cores().size());
   const int threads = request.samplers + request.replicas + (request.trainer ? 1 : 0);
-  if (cores <= 1 || threads == 0) {
-    Placement p;
-    p.samplers.resize(static_cast<size_t>(request.samplers));
-    p.replicas.resize(static_cast<size_t>(request.replicas));
-    p.replica_numa.assign(static_cast<size_t>(request.replicas), 0);
-    p.notes.push_back("one core: nothing to separate, placement left to the OS");
-    return p;
-  }
-  return threads <= cores ? dedicated(machine, request) : grouped(machine, request);
+  if (cores <= 1 || threads == 0)
+    return unpinned(request, "one core: nothing to separate, placement left to the OS");
+  if (threads <= cores) return dedicated(machine, request);
+  if (request.lanes_take_turns)
+    return unpinned(request, fmt::format("{} cores for {} threads whose lanes take turns (sync): "
+                                         "each lane's turn may use every core, placement left "
+                                         "to the OS",
+                                         cores, threads));
+  return grouped(machine, request);
 }
 
 }  // namespace dvla

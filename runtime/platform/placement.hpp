@@ -5,7 +5,9 @@
 // With fewer cores than threads, each lane gets a group of cores its threads share (in proportion
 // to their numbers); with fewer cores than lanes, samplers and inference share (they take turns:
 // a sampler waits while inference acts) and training keeps its own; with one core there is nothing
-// to separate and nothing is pinned. `notes` says which of these it did.
+// to separate and nothing is pinned. Where the lanes take turns (sync mode: sampling waits while
+// training runs and the other way round) separating them only takes cores from each in its turn,
+// so with fewer cores than threads nothing is pinned either. `notes` says which of these it did.
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ struct PlacementRequest {
   int samplers = 0;
   int replicas = 0;
   bool trainer = false;  // this process trains (one process, or a coordinator)
+  bool lanes_take_turns = false;  // sync mode: samplers and inference idle while training runs
 };
 
 struct Placement {
