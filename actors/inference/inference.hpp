@@ -27,9 +27,10 @@ struct InferenceSetup {
   // The replica's active and staging weights, shared with the node's distributor.
   std::shared_ptr<DoubleBufferedReplica> weights;
   uint64_t seed = 1;                 // action sampling
-  // Each sampler's actions drawn from a stream of its own (seeded from `seed` and its id), not
-  // from one stream in the order requests arrive: with lock-step samplers (sync mode) a run is
-  // then reproducible. Async runs are not (their schedule decides versions), so they skip it.
+  // Each request acted on in a forward pass of its own, its actions drawn from its sampler's own
+  // stream (seeded from `seed` and the sampler id), not joined with whatever else has arrived and
+  // drawn from one stream in arrival order: with lock-step samplers (sync mode) a run is then
+  // reproducible. Async runs are not (their schedule decides versions), so they skip it.
   bool stream_per_sampler = false;
   int torch_threads = 1;             // LibTorch intra-op threads of its forward passes
   std::shared_ptr<LaneTrack> track;  // where its work is measured; may be null
