@@ -1,7 +1,7 @@
 // graph.placement = auto: hwloc's view of a machine, the plan of which cores each lane's threads
 // take (on synthetic machines of many sizes, and what it does with too few cores), pinning a
 // thread as planned (read back from the OS), a run whose lane threads are pinned so, and the
-// samplers' lower priority (graph.sampling_nice).
+// samplers' lower priority (graph.sampling_nice), and what the cores do together (dvla-bench).
 #include "doctest_with_torch.hpp"
 
 #include <algorithm>
@@ -19,13 +19,14 @@
 
 #include <dvla/actors/graph/graph.hpp>
 #include <dvla/actors/graph/training.hpp>
-#include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/envs/cartpole.hpp>
 #include <dvla/envs/env_decorator.hpp>
+#include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/learners/builtin_algorithms.hpp>
 #include <dvla/runtime/learners/learner_algorithm.hpp>
 #include <dvla/runtime/platform/machine_topology.hpp>
 #include <dvla/runtime/platform/numa_memory.hpp>
+#include <dvla/runtime/platform/parallel_capacity.hpp>
 #include <dvla/runtime/platform/placement.hpp>
 #include <dvla/runtime/platform/placement_report.hpp>
 #include <dvla/runtime/platform/thread_pinning.hpp>
@@ -228,6 +229,33 @@ TEST_CASE("a pinned thread runs where it was pinned, as the OS reports it") {
   refused.join();
   CHECK(error == "cannot pin 'nowhere' to hardware thread " + std::to_string(CPU_SETSIZE + 1));
   CHECK(cpu_list({0, 1, 2, 5, 7, 8}) == "0-2,5,7-8");
+}
+
+TEST_CASE("the parallel capacity runs a busy thread per core the caller may use, one when pinned") {
+  cpu_set_t process;
+  REQUIRE(sched_getaffinity(0, sizeof process, &process) == 0);
+  const auto all = measure_parallel_capacity(std::chrono::milliseconds(100));
+  CHECK(all.threads == CPU_COUNT(&process));
+  CHECK(all.one_thread_rounds_per_s > 0);
+  CHECK(all.speedup > 0);
+  // Threads on distinct cores may do up to that many threads' work, never much more.
+  CHECK(all.speedup < all.threads + 0.5);
+  // Confined to one core, as a taskset would: one thread, nothing to compare.
+  ParallelCapacity confined;
+  bool pinned = false;
+  std::thread worker([&] {
+    int first = 0;
+    while (!CPU_ISSET(first, &process)) ++first;
+    pinned = static_cast<bool>(pin_this_thread({first}, "capacity/confined"));
+    confined = measure_parallel_capacity(std::chrono::milliseconds(100));
+  });
+  worker.join();
+  REQUIRE(pinned);
+  CHECK(confined.threads == 1);
+  CHECK(confined.speedup == 1.0);
+  CHECK(confined.one_thread_rounds_per_s > 0);
+  CHECK(confined.text().rfind("1 core (one thread: ", 0) == 0);
+  if (all.threads > 1) CHECK(all.text().rfind(std::to_string(all.threads) + " cores: ", 0) == 0);
 }
 
 TEST_CASE("a replica's buffers bound to a NUMA node are there, and it copies versions into them") {

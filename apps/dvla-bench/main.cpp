@@ -7,6 +7,7 @@
 #include <string>
 
 #include <dvla/runtime/platform/blas_info.hpp>
+#include <dvla/runtime/platform/parallel_capacity.hpp>
 #include "common/command_line.hpp"
 #include "common/config_flags.hpp"
 #include "dvla-bench/bench.hpp"
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
     return dvla::apps::refuse_command_line("dvla-bench", "which suite? (" + names + ")");
   }
   fmt::print("BLAS: {}\n", dvla::loaded_blas());
+  // Read before the suite starts its threads: what the machine gives two lanes at once.
+  const auto capacity = dvla::measure_parallel_capacity();
+  fmt::print("machine: {}\n", capacity.text());
+  std::fflush(stdout);
   try {
     auto result = found->second.first(options);
     if (!result) {
@@ -162,6 +167,10 @@ int main(int argc, char** argv) {
     }
     (*result)["suite"] = suite;
     (*result)["blas"] = dvla::loaded_blas();
+    (*result)["parallel_capacity"] = {
+        {"threads", capacity.threads},
+        {"speedup", capacity.speedup},
+        {"one_thread_rounds_per_s", capacity.one_thread_rounds_per_s}};
     if (json) fmt::print("{}\n", result->dump());
   } catch (const std::exception& e) {
     fmt::print(stderr, "dvla-bench {}: {}\n", suite, e.what());
