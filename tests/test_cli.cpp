@@ -157,7 +157,10 @@ TEST_CASE("dvla-bench pipeline --rounds alternates the modes and reports over al
   INFO(o.output);
   REQUIRE(o.status == 0);
   CHECK(o.output.find("4096 env steps per mode, in 2 alternating rounds") != std::string::npos);
+  CHECK(o.output.find("\nmachine: ") != std::string::npos);  // what the cores do together
   const auto j = nlohmann::json::parse(last_line(o.output));
+  CHECK(j["parallel_capacity"]["threads"].get<int>() >= 1);
+  CHECK(j["parallel_capacity"]["speedup"].get<double>() > 0);
   CHECK(j["workload"] == "cartpole");
   CHECK(j["rounds"] == 2);
   CHECK(j["sync_steps_per_second"].get<double>() > 0);
