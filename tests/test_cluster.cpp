@@ -2,7 +2,7 @@
 // (dvla-node). It learns as one process does; a node killed or hung mid-run is declared lost,
 // named, and the run goes on and completes with every node's acknowledged env steps adding up to
 // its total; a restarted node rejoins with the current weights; a relay node's loss reroutes its
-// child's weights.
+// child's weights; a node caps BLAS's threads as one process does.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -173,6 +173,13 @@ TEST_CASE("a coordinator and two node processes learn CartPole as one process do
   REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
   CHECK_MESSAGE(b.wait() == 0, b.err());
+  // Each node caps BLAS's own pool as a one-process run does (1 thread at the defaults): left at
+  // OpenBLAS's thread per core, its worker spun beside the node's samplers.
+  const std::regex capped(
+      "joined the coordinator at .* as node [12]; BLAS: .* \\((1 thread|threads "
+      "not known)\\)");
+  CHECK_MESSAGE(std::regex_search(a.err(), capped), a.err());
+  CHECK_MESSAGE(std::regex_search(b.err(), capped), b.err());
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
   REQUIRE(summary["nodes"].size() == 2);

@@ -22,6 +22,8 @@
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
+#include <dvla/runtime/platform/blas_info.hpp>
+#include <dvla/runtime/policies/intra_op_threads.hpp>
 
 namespace dvla {
 namespace {
@@ -132,7 +134,12 @@ class Node {
     if (!config) return config.error();
     config_ = std::move(*config);
     config_.graph.inference_replicas = static_cast<int>(assignment_.replicas);
-    log(fmt::format("joined the coordinator at {} as node {}", where(), assignment_.node));
+    // BLAS's own pool as a one-process run caps it (train()): left at OpenBLAS's default of a
+    // thread per core, its worker spun between the replicas' calls and took half of a 2-core
+    // node's CPU from its samplers (docs/results.md, "BLAS threads on a node").
+    use_graph_threads(config_.graph);
+    log(fmt::format("joined the coordinator at {} as node {}; BLAS: {}", where(), assignment_.node,
+                    blas_text()));
     return Status::ok();
   }
 

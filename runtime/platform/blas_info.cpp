@@ -30,4 +30,17 @@ bool set_blas_threads(int threads) {
   return false;
 }
 
+int blas_threads() {
+  using getter = int (*)();
+  if (auto* f = reinterpret_cast<getter>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")))
+    return f();
+  return 0;
+}
+
+std::string blas_text() {
+  const int threads = blas_threads();
+  if (threads <= 0) return loaded_blas() + " (threads not known)";
+  return loaded_blas() + " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+}
+
 }  // namespace dvla

@@ -13,4 +13,11 @@ std::string loaded_blas();
 // 2 cores). Returns false when the loaded BLAS has no such control (e.g. the reference BLAS).
 bool set_blas_threads(int threads);
 
+// The BLAS library's thread pool as it now stands (OpenBLAS's count); 0 where the loaded BLAS does
+// not say (e.g. the reference BLAS).
+int blas_threads();
+
+// "PATH (N thread[s])", or "PATH (threads not known)": what a process computes with, for its log.
+std::string blas_text();
+
 }  // namespace dvla
