@@ -1,13 +1,14 @@
 #include <dvla/runtime/platform/parallel_capacity.hpp>
 
 #include <fmt/core.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <thread>
 #include <vector>
+
+#include <dvla/runtime/platform/thread_pinning.hpp>
 
 namespace dvla {
 namespace {
@@ -16,11 +17,9 @@ using Clock = std::chrono::steady_clock;
 
 // Cores the calling thread may run on (a container's, taskset's or pinning's limit), at least 1.
 int usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0)
-    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  return std::max(1, CPU_COUNT(&set));
+  const auto mask = affinity_of_this_thread();
+  if (mask.empty()) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return static_cast<int>(mask.size());
 }
 
 constexpr int kRoundsPerChunk = 1 << 14;
