@@ -28,5 +28,8 @@ using pump_atom = caf::atom_constant<caf::atom("pump")>;
 using replica_atom = caf::atom_constant<caf::atom("replica")>;
 using replace_atom = caf::atom_constant<caf::atom("replace")>;
 using trainer_atom = caf::atom_constant<caf::atom("trainer")>;
+using parent_atom = caf::atom_constant<caf::atom("parent")>;
+using refused_atom = caf::atom_constant<caf::atom("refused")>;
+using intake_atom = caf::atom_constant<caf::atom("intake")>;
 
 }  // namespace dvla::actors

@@ -1,5 +1,6 @@
 #pragma once
 // The typed interfaces of dvla's actors: which frames each one accepts and what it answers.
+#include <caf/node_id.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
@@ -50,12 +51,19 @@ using evaluator_actor =
 // the latest weights (the answer is their version, once it has them; before any weights, with the
 // first update) and every update after; it leaves when it ends. (A typed handle cannot name its own
 // type: the downstream travels as caf::actor and must be a distributor_actor.) (pump): its own
-// timer, when distribution.uplink_mib_s held chunks back.
+// timer, when distribution.uplink_mib_s held chunks back. (parent, process): its node says whose
+// chunks it takes (its relay parent's); whole versions come only from this process's learner.
+// Each sender is checked (actors/support/sender_check.hpp): a peer reaches it by its handle.
 using distributor_actor =
     caf::typed_actor<caf::replies_to<msg::WeightsFrame>::with<uint64_t>,
                      caf::replies_to<msg::WeightChunkFrame>::with<uint64_t, bool>,
                      caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>,
-                     caf::reacts_to<pump_atom>>;
+                     caf::reacts_to<parent_atom, caf::node_id>, caf::reacts_to<pump_atom>>;
+
+// A distributor's door on the weights plane, the one thing published there (the learner's, a
+// relay node's): (attach, name, distributor) as the distributor's, nothing else.
+using relay_door_actor =
+    caf::typed_actor<caf::replies_to<attach_atom, std::string, caf::actor>::with<uint64_t>>;
 
 // Where a sampler ships its segments: the trainer, or on a node of a multi-node run its uplink to
 // the coordinator. Acknowledges each segment with the learner's version (the sampler's credit);
@@ -124,7 +132,9 @@ using supervisor_actor = caf::typed_actor<
     caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>,
     caf::reacts_to<relay_atom, uint32_t, std::string>,
     caf::reacts_to<ping_atom, std::string, double>, caf::reacts_to<quorum_atom>,
-    caf::replies_to<release_atom>::with<uint32_t>>;
+    caf::replies_to<release_atom>::with<uint32_t>,
+    // A message of node N (0: of no admitted node) was refused by the coordinator's side.
+    caf::reacts_to<refused_atom, uint32_t>>;
 
 // A user's stage on the data plane, between the samplers and the learner (reward shaping, a
 // learned success detector, filtering, recording): answers each segment with the segment to pass
@@ -140,6 +150,14 @@ using observer_actor =
     caf::typed_actor<caf::reacts_to<msg::VersionFrame>, caf::reacts_to<msg::MetricsFrame>>;
 
 // ---- Across nodes (actors/cluster/) ----
+
+// What a node may report to the coordinator besides its segments (control plane), in place of the
+// supervisor's handle, which no peer holds: its actors' refusals (metrics: rejection reports
+// only) and, as a relay, the versions its downstream took (name, version, bytes). One per node,
+// bound to it: what it refuses counts against that node.
+using node_reports_actor =
+    caf::typed_actor<caf::reacts_to<msg::MetricsFrame>,
+                     caf::reacts_to<delivered_atom, std::string, uint64_t, uint64_t>>;
 
 // A node of a multi-node run (its control plane): told to stop when the run ends (why); it
 // acknowledges, then stops. (relay, source): its weights come from `source` from now on (the relay
@@ -162,18 +180,17 @@ using segment_intake_actor =
 using segment_gate_actor =
     caf::typed_actor<caf::replies_to<join_atom, uint32_t, std::string>::with<segment_intake_actor>>;
 
-// The coordinator's door on the control plane (published on cluster.listen): (join, info, node)
-// answers with the node's assignment and the run's supervisor (which counts its refusals), and
-// watches the node; (ready, node, endpoints): the node has built its part and has the current
-// weights — its control endpoints join the control plane, and the answer (the node's number) says
-// its samplers may start (once cluster.nodes are in, or the join timeout passed); (relay, node,
-// its distributor's address): the node takes its place in the relay tree — the answer is where
-// its weights come from (the learner, or a relay node); (release): the run is over, every node is
-// told to stop; answered with how many acknowledged.
+// The coordinator's door on the control plane (published on cluster.listen), all a peer may ask
+// of it: (join, info, node) answers with the node's assignment and where it reports
+// (node_reports_actor), and watches the node; (ready, node, endpoints): the node has built its
+// part and has the current weights — its control endpoints join the control plane, and the answer
+// (the node's number) says its samplers may start (once cluster.nodes are in, or the join timeout
+// passed); (relay, node, its relay door's address): the node takes its place in the relay tree —
+// the answer is where its weights come from (the learner, or a relay node). Ready and relay are
+// taken only from the process that joined as that node.
 using coordinator_actor = caf::typed_actor<
-    caf::replies_to<join_atom, NodeInfo, node_actor>::with<NodeAssignment, supervisor_actor>,
+    caf::replies_to<join_atom, NodeInfo, node_actor>::with<NodeAssignment, node_reports_actor>,
     caf::replies_to<relay_atom, uint32_t, WeightsSource>::with<WeightsSource>,
-    caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>,
-    caf::replies_to<release_atom>::with<uint32_t>, caf::reacts_to<quorum_atom>>;
+    caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>>;
 
 }  // namespace dvla::actors

@@ -151,6 +151,18 @@ TEST_CASE("the other apps refuse bad command lines, naming what was wrong") {
   check_refused(DVLA_RENDER, "--size 8", 2, "--size: Value 8 not in range 16 to 512");
 }
 
+TEST_CASE("secure by default: beyond loopback a coordinator or node without TLS refuses to start") {
+  const std::string keys =
+      "set cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile";
+  // 192.0.2.0/24 is for documentation: nothing is dialled or bound, the refusal comes first.
+  check_refused(DVLA_PPO, "--listen 192.0.2.1:7000", 2, keys);
+  check_refused(DVLA_PPO, "--listen 192.0.2.1:7000", 2, "cluster.insecure=true");
+  check_refused(DVLA_NODE, "--coordinator 192.0.2.1:7000", 2, keys);
+  check_refused(DVLA_NODE, "--coordinator node.example:7000", 2, "cluster.insecure=true");
+  check_refused(DVLA_NODE, "--coordinator 127.0.0.1:7000 --relay-host 192.0.2.7", 2,
+                "the relay listener --relay-host 192.0.2.7");
+}
+
 TEST_CASE("dvla-bench pipeline --rounds alternates the modes and reports over all their runs") {
   const auto o =
       run_program(DVLA_BENCH, "pipeline --workload cartpole --steps 4096 --rounds 2 --json");

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -146,6 +147,33 @@ uint64_t node_steps(const json& summary) {
   return sum;
 }
 
+// What a node itself counted at its release: the env steps of its segments the learner
+// acknowledged (its uplinks' count of each acknowledged segment's valid steps); nullopt when it
+// did not say.
+std::optional<uint64_t> own_count(const ChildProcess& node) {
+  std::smatch m;
+  const auto err = node.err();
+  static const std::regex said("the learner acknowledged ([0-9]+) env steps of this node");
+  if (!std::regex_search(err, m, said)) return std::nullopt;
+  return std::stoull(m[1]);
+}
+
+// The coordinator's tally of node `name` against the node's own count. They differ by at most the
+// segments in flight when the run ended (acknowledged on one side, the answer not yet at the
+// other): a few segments of 8 envs x 32 steps per sampler. A node whose env steps were counted
+// from what it reports, or twice, is far outside.
+void check_own_count(const json& summary, const std::string& name, const ChildProcess& node) {
+  const auto own = own_count(node);
+  REQUIRE_MESSAGE(own, node.err());
+  uint64_t tallied = 0;
+  for (const auto& n : summary["nodes"])
+    if (n["name"] == name && n["state"] == "running") tallied = n["env_steps"].get<uint64_t>();
+  MESSAGE("node ", name, ": coordinator ", tallied, ", its own count ", *own);
+  CHECK(*own > 0);
+  const uint64_t apart = tallied > *own ? tallied - *own : *own - tallied;
+  CHECK(apart <= 4 * 8 * 32);
+}
+
 // The best evaluation of a run: the periodic ones in its progress log and the final one.
 double best_evaluation(const std::string& logdir, const json& summary) {
   double best = summary.value("eval_mean_return", 0.0);
@@ -184,6 +212,8 @@ TEST_CASE("a coordinator and two node processes learn CartPole as one process do
   REQUIRE(summary.is_object());
   REQUIRE(summary["nodes"].size() == 2);
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "a", a);
+  check_own_count(summary, "b", b);
   CHECK(summary["env_steps"].get<uint64_t>() >= 500000);
   for (const auto& n : summary["nodes"]) {
     CHECK(n["state"] == "running");
@@ -226,6 +256,7 @@ TEST_CASE("a node killed mid-run is lost and named; the run completes; its resta
     CHECK(n["state"] == "running");
   }
   CHECK(lost_nodes == 1);
+  check_own_count(summary, "b", b);
   const auto& rejoined = summary["nodes"].back();
   CHECK(rejoined["name"] == "a");
   CHECK(rejoined["state"] == "running");
@@ -256,6 +287,7 @@ TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "a", a);
 }
 
 TEST_CASE("a relay node killed mid-transfer: its child takes the next versions from the learner") {
@@ -302,6 +334,7 @@ TEST_CASE("a relay node killed mid-transfer: its child takes the next versions f
   // It went on getting versions after its relay was gone.
   CHECK(child["weights_version"].get<uint64_t>() > lost["weights_version"].get<uint64_t>());
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "b", b);
 }
 
 TEST_CASE(
@@ -340,6 +373,7 @@ TEST_CASE(
   REQUIRE(summary["nodes"].size() == 1);  // the refused ones never joined
   CHECK(summary["nodes"][0]["name"] == "good");
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "good", good);
   const auto& log = cluster.coordinator().err();
   CHECK(log.find("mutual TLS") != std::string::npos);
   // The coordinator names each peer it refused, and why: the rogue refused our certificate, we
@@ -406,4 +440,58 @@ TEST_CASE(
                     node_out);
     CHECK(std::stoi(m[1]) > 0);
   }
+}
+
+TEST_CASE(
+    "rogue: a peer that is no node cannot release or start the run, join anonymously, or hand "
+    "out weights; each refusal is logged and counted, and the run learns CartPole unaffected") {
+  Cluster cluster("rogue");
+  const auto logdir = cluster.dir() + "/run";
+  REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
+                                     "eval.every=25", "--logdir", logdir}) != 0);
+  auto& coordinator = cluster.coordinator();
+  std::smatch m;
+  const auto first_lines = coordinator.err();
+  REQUIRE_MESSAGE(std::regex_search(first_lines, m, std::regex("weights plane: port ([0-9]+)")),
+                  first_lines);
+  const std::string weights_port = m[1];
+  auto& a = cluster.start_node("a", one_sampler);
+  auto& b = cluster.start_node("b", one_sampler);
+  REQUIRE_MESSAGE(cluster.wait_until_counted("a"), coordinator.out());  // mid-run
+  for (const std::string attack : {"release", "quorum", "join", "weights", "chunk"}) {
+    ChildProcess rogue(DVLA_ROGUE,
+                       {"127.0.0.1", std::to_string(cluster.port()), weights_port, attack},
+                       cluster.dir() + "/rogue-" + attack);
+    CHECK(rogue.wait() == 0);
+    const auto said = rogue.out();
+    MESSAGE(said);
+    CHECK_MESSAGE(said.find(attack + ": refused") == 0, said, rogue.err());
+  }
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  const auto log = coordinator.err();
+  // Each refusal named, with what was refused and from whom.
+  CHECK_MESSAGE(log.find("refused message outside the interface from a peer that is no node") !=
+                    std::string::npos,
+                log);
+  CHECK_MESSAGE(log.find("refused join from a peer that is no node (CAF node anonymous): a join "
+                         "from an anonymous sender") != std::string::npos,
+                log);
+  CHECK_MESSAGE(log.find("relay door rejected a message: a message from node ") != std::string::npos,
+                log);
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  // release, quorum (outside the door's interface) and the anonymous join: the coordinator's;
+  // the version and the chunk: the weights door's.
+  CHECK(summary["refused_strangers"].get<uint64_t>() >= 3);
+  CHECK(summary["rejected_messages"].get<uint64_t>() >= 5);
+  REQUIRE(summary["nodes"].size() == 2);
+  for (const auto& n : summary["nodes"]) CHECK(n["refused"].get<uint64_t>() == 0);
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "a", a);
+  check_own_count(summary, "b", b);
+  const double best = best_evaluation(logdir, summary);
+  MESSAGE("best evaluation ", best);
+  CHECK(best >= 195.0);
 }

@@ -345,3 +345,27 @@ TEST_CASE(
         "invalid config: cluster.connection_timeout_s must be longer than "
         "cluster.heartbeat_interval_s");
 }
+
+TEST_CASE("secure by default: listening beyond loopback needs the TLS keys or cluster.insecure") {
+  dvla::Config c;
+  c.cluster.listen = "127.0.0.1:7000";
+  CHECK(dvla::validate(c));
+  c.cluster.listen = "localhost:0";
+  CHECK(dvla::validate(c));
+  c.cluster.listen = "0.0.0.0:7000";  // every interface: the network too
+  const auto refused = dvla::validate(c);
+  REQUIRE(!refused);
+  CHECK(refused.error().message().find("cluster.tls.cafile") != std::string::npos);
+  CHECK(refused.error().message().find("cluster.insecure=true") != std::string::npos);
+  REQUIRE(dvla::set_config_value(c, "cluster.insecure", "true"));
+  CHECK(dvla::validate(c));
+  c.cluster.insecure = false;
+  c.cluster.tls_certificate = "c.pem";
+  c.cluster.tls_key = "c.key";
+  c.cluster.tls_cafile = "ca.pem";
+  CHECK(dvla::validate(c));
+  CHECK(dvla::is_loopback_host("127.1.2.3"));
+  CHECK(dvla::is_loopback_host("::1"));
+  CHECK(!dvla::is_loopback_host("128.0.0.1"));
+  CHECK(!dvla::is_loopback_host("example.org"));
+}

@@ -6,12 +6,17 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
+#include <dvla/actors/cluster/node_reports.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/errors.hpp>
+#include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/sender_check.hpp>
+#include <dvla/messages/metrics.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
 
@@ -21,6 +26,9 @@ namespace {
 struct Member {
   NodeAssignment assignment;
   node_actor node;
+  caf::node_id process;  // the peer that joined as this node: only it may speak for it
+  node_reports_actor reports;
+  uint64_t refusals = 0;
   bool ready = false;
   bool lost = false;
   bool released = false;  // told the run is over: its end is no loss
@@ -37,9 +45,11 @@ struct CoordinatorState {
   std::map<uint32_t, Member> members;
   bool started = false;  // the samplers may start: quorum or join timeout
   std::vector<std::pair<uint32_t, caf::typed_response_promise<uint32_t>>> waiting;
+  std::set<std::pair<std::string, std::string>> logged;  // (peer, kind) refusals said once
+  std::map<std::string, uint64_t> stranger_refusals;      // of peers that are no member
 };
 
-using self_ptr = coordinator_actor::stateful_pointer<CoordinatorState>;
+using self_ptr = coordinator_core_actor::stateful_pointer<CoordinatorState>;
 
 size_t ready_nodes(const CoordinatorState& s) {
   size_t n = 0;
@@ -59,17 +69,64 @@ void start(self_ptr self, const std::string& why) {
   if (s.started) return;
   s.started = true;
   fmt::print(stderr, "dvla: coordinator: starting with {} node(s) ({})\n", ready_nodes(s), why);
-  caf::anon_send(s.setup.supervisor, quorum_atom::value);
+  self->send(s.setup.supervisor, quorum_atom::value);
   for (auto& [node, promise] : std::exchange(s.waiting, {})) {
-    caf::anon_send(s.setup.supervisor, ready_atom::value, node);
+    self->send(s.setup.supervisor, ready_atom::value, node);
     promise.deliver(node);
   }
 }
 
-caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo& info,
-                                                   const node_actor& node) {
+// The member of node `node` if `process` joined as it, for the log and the count otherwise.
+Member* member_of(CoordinatorState& s, uint32_t node) {
+  auto it = s.members.find(node);
+  return it == s.members.end() || it->second.lost ? nullptr : &it->second;
+}
+
+Member* member_by_process(CoordinatorState& s, const caf::node_id& process) {
+  for (auto& [id, m] : s.members)
+    if (!m.lost && same_process(m.process, process)) return &m;
+  return nullptr;
+}
+
+// A message of `process` refused here or by another actor of the coordinator's side: said once
+// per peer and kind, counted against its node (the supervisor's status: `refused`).
+void on_refused(self_ptr self, const caf::node_id& process, const std::string& kind,
+                const std::string& why) {
   auto& s = self->state;
+  const auto peer = process ? caf::to_string(process) : std::string("anonymous");
+  auto* m = member_by_process(s, process);
+  const uint32_t node = m ? m->assignment.node : 0;
+  const uint64_t count = m ? ++m->refusals : ++s.stranger_refusals[peer];
+  if (s.logged.insert({peer, kind}).second)
+    fmt::print(stderr,
+               "dvla: coordinator: refused {} from {} (CAF node {}): {} (further refusals of this "
+               "kind from it are counted, not logged)\n",
+               kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"),
+               peer, why);
+  self->send(s.setup.supervisor, refused_atom::value, node);
+  (void)count;
+}
+
+// Refuses a request of the sender: logged and counted as above, the error as the answer.
+caf::error refuse_request(self_ptr self, const std::string& kind, const std::string& why) {
+  on_refused(self, sender_node(self), kind, why);
+  return make_error(errc::not_allowed, why);
+}
+
+caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeInfo& info,
+                                                     const node_actor& node) {
+  auto& s = self->state;
+  const auto process = sender_node(self);
+  if (!process) return refuse_request(self, "join", "a join from an anonymous sender");
   if (!node) return make_error(errc::bad_setup, "a node joined without a handle");
+  if (!same_process(node.node(), process))
+    return refuse_request(self, "join", "a join that names an actor of another process");
+  if (auto bounded = check_bounds(info); !bounded)
+    return refuse_request(self, "join", "a join whose node info is out of bounds: " +
+                                            bounded.error().message());
+  if (member_by_process(s, process))
+    return refuse_request(self, "join", "a second join from the process of node '" +
+                                            member_by_process(s, process)->assignment.name + "'");
   if (name_taken(s, info.name))
     return make_error(errc::bad_setup, "a node named '" + info.name +
                                            "' is in the run already; give each node its own "
@@ -88,8 +145,16 @@ caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo
   a.graph_shape = s.setup.graph_shape;
   a.envs_per_sampler = group.envs_per_sampler;
   a.replicas = static_cast<uint32_t>(s.setup.config.cluster.node_replicas);
-  a.data_port = s.setup.data_port;
-  s.members[a.node] = {a, node};
+  a.data_port = s.setup.data_port->load();
+  auto reports = spawn_node_reports(self->system(), {a.node, a.name, process, s.setup.supervisor,
+                                                     self});
+  self->link_to(reports);  // it ends with the coordinator
+  Member m;
+  m.assignment = a;
+  m.node = node;
+  m.process = process;
+  m.reports = reports;
+  s.members[a.node] = std::move(m);
   self->monitor(node);
   fmt::print(stderr,
              "dvla: coordinator: node '{}' (host {}, pid {}, {} cores usable of {}, {} MiB, {} "
@@ -98,8 +163,24 @@ caf::result<NodeAssignment, supervisor_actor> join(self_ptr self, const NodeInfo
              info.name, info.host, info.pid, info.cores, info.topology, info.memory_mib, info.gpus,
              a.node, a.first_sampler, a.first_sampler + a.samplers - 1, a.group_name,
              a.envs_per_sampler, a.replicas);
-  caf::anon_send(s.setup.supervisor, join_atom::value, info, a);
-  return {a, s.setup.supervisor};
+  self->send(s.setup.supervisor, join_atom::value, info, a);
+  return {a, reports};
+}
+
+// The member `node` if the sender is the process that joined as it; else the request is refused.
+Expected<Member*> speaking_for(self_ptr self, uint32_t node, const std::string& kind) {
+  auto* m = member_of(self->state, node);
+  if (!m) {
+    refuse_request(self, kind, "a " + kind + " for node " + std::to_string(node) +
+                                   ", which is not in the run");
+    return Error("node " + std::to_string(node) + " is not in the run");
+  }
+  if (!from_process_of(self, m->process)) {
+    refuse_request(self, kind, "a " + kind + " for node '" + m->assignment.name +
+                                   "' from another process");
+    return Error("only node '" + m->assignment.name + "' speaks for itself");
+  }
+  return m;
 }
 
 const WeightsSource& source_of(const CoordinatorState& s, uint32_t node) {
@@ -109,17 +190,16 @@ const WeightsSource& source_of(const CoordinatorState& s, uint32_t node) {
 // The node's place in the relay tree: where its weights come from.
 caf::result<WeightsSource> relay(self_ptr self, uint32_t node, WeightsSource own) {
   auto& s = self->state;
-  auto it = s.members.find(node);
-  if (it == s.members.end() || it->second.lost)
-    return make_error(errc::bad_setup, "node " + std::to_string(node) + " is not in the run");
+  auto member = speaking_for(self, node, "relay place");
+  if (!member) return make_error(errc::not_allowed, member.error().message());
   if (s.tree->contains(node))
     return make_error(errc::bad_setup, "node " + std::to_string(node) + " has a relay already");
-  own.name = it->second.assignment.name;
+  own.name = (*member)->assignment.name;
   s.relays[node] = own;
   const auto& from = source_of(s, s.tree->add(node));
   fmt::print(stderr, "dvla: coordinator: node '{}' takes its weights from {} (depth {})\n",
              own.name, from.text(), s.tree->depth(node));
-  caf::anon_send(s.setup.supervisor, relay_atom::value, node, from.name);
+  self->send(s.setup.supervisor, relay_atom::value, node, from.name);
   return from;
 }
 
@@ -135,22 +215,21 @@ void route_around(self_ptr self, uint32_t lost) {
                "lost)\n",
                m.assignment.name, from.text(), name);
     self->send(m.node, relay_atom::value, from);
-    caf::anon_send(s.setup.supervisor, relay_atom::value, child, from.name);
+    self->send(s.setup.supervisor, relay_atom::value, child, from.name);
   }
   s.relays.erase(lost);
 }
 
 caf::result<uint32_t> ready(self_ptr self, uint32_t node, std::vector<EndpointRef> endpoints) {
   auto& s = self->state;
-  auto it = s.members.find(node);
-  if (it == s.members.end() || it->second.lost)
-    return make_error(errc::bad_setup, "node " + std::to_string(node) + " is not in the run");
-  auto& m = it->second;
+  auto member = speaking_for(self, node, "readiness");
+  if (!member) return make_error(errc::not_allowed, member.error().message());
+  auto& m = **member;
   m.ready = true;
   for (auto& e : endpoints) e.node = m.assignment.name;
   self->send(s.setup.control, join_atom::value, std::move(endpoints));
   if (s.started) {
-    caf::anon_send(s.setup.supervisor, ready_atom::value, node);
+    self->send(s.setup.supervisor, ready_atom::value, node);
     return node;
   }
   auto promise = self->make_response_promise<uint32_t>();
@@ -183,7 +262,7 @@ void on_node_down(self_ptr self, const caf::down_msg& down) {
     s.placed[m.assignment.group] -= m.assignment.samplers;  // a node that joins next refills it
     route_around(self, id);
     self->send(s.setup.control, lost_atom::value, m.assignment.name);
-    caf::anon_send(s.setup.supervisor, lost_atom::value, id,
+    self->send(s.setup.supervisor, lost_atom::value, id,
                    down.reason ? describe(down.reason) : std::string("it stopped"));
     auto& w = s.waiting;
     w.erase(std::remove_if(w.begin(), w.end(), [id = id](const auto& p) { return p.first == id; }),
@@ -215,7 +294,26 @@ caf::result<uint32_t> release(self_ptr self) {
   return promise;
 }
 
-coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup setup) {
+// The gate asks for the assignment of the node `process` joined as, to bind its intake to it.
+caf::result<NodeAssignment> intake_for(self_ptr self, const caf::node_id& process, uint32_t node,
+                                       const std::string& name) {
+  auto* m = member_of(self->state, node);
+  if (!m || !same_process(m->process, process) || m->assignment.name != name) {
+    on_refused(self, process, "segment intake",
+               "an intake for node " + std::to_string(node) + " ('" + name +
+                   "'), which that peer did not join as");
+    return make_error(errc::not_allowed, "node " + std::to_string(node) + " ('" + name +
+                                             "') is not this peer's");
+  }
+  return m->assignment;
+}
+
+// Internal requests: this process's actors only (the coordinator is reachable by its handle).
+caf::error internal_only(self_ptr self, const std::string& what) {
+  return refuse_request(self, "internal message", what + " is this process's to send");
+}
+
+coordinator_core_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup setup) {
   name_failures(self, "coordinator");
   auto& s = self->state;
   s.setup = std::move(setup);
@@ -225,6 +323,7 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
   s.placed.assign(s.setup.groups.size(), 0);
   s.placed[0] = s.next_sampler;  // the coordinator's own samplers are the first group's
   self->set_down_handler([self](caf::down_msg& down) { on_node_down(self, down); });
+  refuse_other_messages(self, self, "coordinator");
   self->delayed_send(self,
                      std::chrono::duration_cast<caf::timespan>(
                          std::chrono::duration<double>(s.setup.config.cluster.join_timeout_s)),
@@ -240,16 +339,66 @@ coordinator_actor::behavior_type coordinator(self_ptr self, CoordinatorSetup set
       [self](ready_atom, uint32_t node, std::vector<EndpointRef>& endpoints) {
         return ready(self, node, std::move(endpoints));
       },
-      [self](release_atom) { return release(self); },
-      [self](quorum_atom) { on_join_timeout(self); },
+      [self](release_atom) -> caf::result<uint32_t> {
+        if (!from_this_process(self)) return internal_only(self, "release");
+        return release(self);
+      },
+      [self](quorum_atom) {
+        if (!from_this_process(self)) return (void)internal_only(self, "quorum");
+        on_join_timeout(self);
+      },
+      [self](intake_atom, const caf::node_id& process, uint32_t node,
+             const std::string& name) -> caf::result<NodeAssignment> {
+        if (!from_this_process(self)) return internal_only(self, "an intake request");
+        return intake_for(self, process, node, name);
+      },
+      [self](refused_atom, const caf::node_id& process, const std::string& kind,
+             const std::string& why) {
+        if (!from_this_process(self)) return (void)internal_only(self, "a refusal");
+        on_refused(self, process, kind, why);
+      },
+  };
+}
+
+// The published door: each request goes to the coordinator as the peer sent it (delegated: the
+// coordinator sees who sent it and answers the peer itself).
+coordinator_actor::behavior_type coordinator_door(coordinator_actor::pointer self,
+                                                  coordinator_core_actor core) {
+  refuse_other_messages(self, core, "coordinator");
+  return {
+      [self, core](join_atom a, NodeInfo& info, node_actor& node) {
+        return self->delegate(core, a, std::move(info), std::move(node));
+      },
+      [self, core](relay_atom a, uint32_t node, WeightsSource& own) {
+        return self->delegate(core, a, node, std::move(own));
+      },
+      [self, core](ready_atom a, uint32_t node, std::vector<EndpointRef>& endpoints) {
+        return self->delegate(core, a, node, std::move(endpoints));
+      },
   };
 }
 
 }  // namespace
 
-coordinator_actor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup) {
+void refuse_other_messages(caf::scheduled_actor* self, coordinator_core_actor core,
+                           std::string whose) {
+  self->set_default_handler(
+      [core, whose](caf::scheduled_actor* self, caf::message_view&) -> caf::result<caf::message> {
+        caf::send_as(caf::actor_cast<caf::actor>(self), core, refused_atom::value,
+                     sender_node(self), std::string("message outside the interface"),
+                     "a message " + whose + " does not take");
+        return make_error(errc::not_allowed, whose + " does not take this message");
+      });
+}
+
+Coordinator spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup) {
   if (setup.groups.empty()) throw Failure("coordinator: the graph has no env group");
-  return system.spawn(coordinator, std::move(setup));
+  if (!setup.data_port) throw Failure("coordinator: no data port");
+  auto core = system.spawn(coordinator, std::move(setup));
+  auto door = system.spawn(coordinator_door, core);
+  // The door ends with the coordinator.
+  core->attach_functor([door] { caf::anon_send_exit(door, caf::exit_reason::user_shutdown); });
+  return {door, core};
 }
 
 }  // namespace dvla::actors

@@ -15,7 +15,10 @@
 // first distribution.fanout nodes, then the earlier nodes, breadth first; the children of a lost
 // node are told to take the next version from its parent.
 #include <caf/actor_system.hpp>
+#include <caf/scheduled_actor.hpp>
 
+#include <atomic>
+#include <memory>
 #include <vector>
 
 #include <dvla/actors/interfaces.hpp>
@@ -28,7 +31,10 @@ struct CoordinatorSetup {
   Config config;  // the run's: its text goes to every node
   supervisor_actor supervisor;
   control_plane_actor control;
-  uint16_t data_port = 0;         // the gate's
+  // The gate's port: the gate is spawned with the coordinator's handle, so its port is known
+  // after the coordinator started; it is set before the door is published (no node joins
+  // earlier), and read only then.
+  std::shared_ptr<const std::atomic<uint16_t>> data_port;
   WeightsSource learner_weights;  // the learner's distributor: the root of the relay tree
   std::string address;            // where it listens, for the log
   // The graph's env groups: each node's samplers go to the group furthest below its share.
@@ -36,6 +42,28 @@ struct CoordinatorSetup {
   std::string graph_shape;  // graph_shape() of the coordinator's graph, which nodes must match
 };
 
-coordinator_actor spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);
+// The coordinator behind its door: the door's requests (the same checks apply: a peer can reach
+// it by its handle, since it messages the nodes), and what only this process may ask:
+// (release): the run is over, every node is told to stop, answered with how many acknowledged;
+// (quorum): its join timer; (intake, process, node, name): the data plane's gate asks for the
+// assignment of the node that process joined as (an error when it did not); (refused, process,
+// kind, why): a message of that process was refused on the coordinator's side — logged once per
+// peer and kind, counted against its node, and a node past cluster.max_refusals is cut off.
+using coordinator_core_actor = coordinator_actor::extend<
+    caf::replies_to<release_atom>::with<uint32_t>, caf::reacts_to<quorum_atom>,
+    caf::replies_to<intake_atom, caf::node_id, uint32_t, std::string>::with<NodeAssignment>,
+    caf::reacts_to<refused_atom, caf::node_id, std::string, std::string>>;
+
+struct Coordinator {
+  coordinator_actor door;  // published on cluster.listen; it passes each request to `core`
+  coordinator_core_actor core;
+};
+
+Coordinator spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);
+
+// Makes `self`, an actor a peer can reach, refuse every message outside its interface: answered
+// with an error, counted by `core` against the sender (`whose`: the actor, for the log).
+void refuse_other_messages(caf::scheduled_actor* self, coordinator_core_actor core,
+                           std::string whose);
 
 }  // namespace dvla::actors

@@ -4,6 +4,7 @@
 #include <torch/cuda.h>
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,12 +16,15 @@
 
 #include <dvla/actors/cluster/uplink.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
+#include <dvla/actors/distribution/relay_door.hpp>
+#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/blocking_ask.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/platform/blas_info.hpp>
 #include <dvla/runtime/policies/intra_op_threads.hpp>
@@ -35,13 +39,31 @@ constexpr auto idle_check = std::chrono::milliseconds(200);
 
 // The node's control-plane actor, which the coordinator watches, reroutes and releases: it passes
 // a new weights source and the release on to the node's main thread (`main`).
-node_actor::behavior_type node_agent(node_actor::pointer, caf::actor main) {
+// Only the coordinator's process may release or reroute it: the agent is reachable by its handle
+// from every peer the node talks to (a relay neighbour too).
+node_actor::behavior_type node_agent(node_actor::pointer self, caf::actor main,
+                                     caf::node_id coordinator) {
+  self->set_default_handler([](caf::scheduled_actor* self, caf::message_view&) -> caf::result<caf::message> {
+    report_rejected({}, "node agent", "a message it does not take, from " + sender_text(self));
+    return make_error(errc::not_allowed, "the node agent does not take this message");
+  });
   return {
-      [main](shutdown_atom a, const std::string& why) {
+      [self, main, coordinator](shutdown_atom a, const std::string& why) -> caf::result<bool> {
+        if (!from_process_of(self, coordinator)) {
+          report_rejected({}, "node agent", "a shutdown from " + sender_text(self) +
+                                                ", which is not the coordinator");
+          return make_error(errc::not_allowed, "only the coordinator releases a node");
+        }
         caf::anon_send(main, a, why);
         return true;
       },
-      [main](relay_atom a, const WeightsSource& source) { caf::anon_send(main, a, source); },
+      [self, main, coordinator](relay_atom a, const WeightsSource& source) {
+        if (!from_process_of(self, coordinator))
+          return report_rejected({}, "node agent", "a new weights source from " +
+                                                       sender_text(self) +
+                                                       ", which is not the coordinator");
+        caf::anon_send(main, a, source);
+      },
   };
 }
 
@@ -118,18 +140,19 @@ class Node {
     if (!coordinator) return coordinator.error();
     coordinator_ = *coordinator;
     self_->monitor(coordinator_);
-    agent_ = planes_.control().spawn(node_agent, caf::actor_cast<caf::actor>(self_));
+    agent_ = planes_.control().spawn(node_agent, caf::actor_cast<caf::actor>(self_),
+                                     coordinator_.node());
     watched_.add(self_, "node agent", caf::actor_cast<caf::actor>(agent_));
     auto info = describe_this_process(setup_.name);
     info.gpus = static_cast<uint32_t>(torch::cuda::device_count());
     info.samplers = setup_.samplers;
     name_ = info.name;
     host_ = info.host;
-    auto answer = ask<NodeAssignment, supervisor_actor>(
+    auto answer = ask<NodeAssignment, node_reports_actor>(
         self_, coordinator_, setup_.cluster.join_timeout_s,
         "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_);
     if (!answer) return answer.error();
-    std::tie(assignment_, supervisor_) = std::move(*answer);
+    std::tie(assignment_, reports_) = std::move(*answer);
     auto config = node_config(assignment_, setup_.cluster);
     if (!config) return config.error();
     config_ = std::move(*config);
@@ -155,7 +178,7 @@ class Node {
     const auto segment_intake = std::get<0>(*intake);
     BuildContext context;
     context.config = config_;
-    context.supervisor = caf::actor_cast<caf::actor>(supervisor_);
+    context.supervisor = caf::actor_cast<caf::actor>(reports_);
     context.control_system = &planes_.control();
     context.weights_system = &planes_.weights();
     context.placement = BuildContext::SamplerPlacement{
@@ -164,8 +187,9 @@ class Node {
       watched_.add(self_, name, a);
     };
     context.node_uplink = [this, segment_intake](const std::string& sampler) {
-      auto uplink = spawn_uplink(
-          planes_.data(), {sampler, segment_intake, caf::actor_cast<caf::actor>(supervisor_)});
+      auto uplink =
+          spawn_uplink(planes_.data(), {sampler, segment_intake,
+                                        caf::actor_cast<caf::actor>(reports_), acknowledged_});
       watched_.add(self_, "uplink/" + sampler, caf::actor_cast<caf::actor>(uplink));
       return uplink;
     };
@@ -190,7 +214,11 @@ class Node {
   // there) and asks the coordinator where its own weights come from.
   Expected<WeightsSource> take_relay_place() {
     const auto host = relay_host();
-    auto port = planes_.publish(graph_.distributor, host, 0);
+    // The nodes below attach through a door that takes attaches only.
+    relay_door_ = spawn_relay_door(planes_.weights(), graph_.distributor,
+                                   caf::actor_cast<caf::actor>(reports_));
+    watched_.add(self_, "relay door", caf::actor_cast<caf::actor>(relay_door_));
+    auto port = planes_.publish(relay_door_, host, 0);
     if (!port) return port.error().within("the node's weights plane");
     auto answer = ask<WeightsSource>(self_, coordinator_, config_.run.message_timeout_s,
                                      "the coordinator did not place the node in the relay tree",
@@ -213,8 +241,10 @@ class Node {
   // current weights crossed (a source with none yet answers with its first).
   Expected<uint64_t> take_weights_from(const WeightsSource& source) {
     const auto& host = source.host.empty() ? setup_.coordinator.host : source.host;
-    auto upstream = planes_.connect<distributor_actor>(planes_.weights(), host, source.port);
+    auto upstream = planes_.connect<relay_door_actor>(planes_.weights(), host, source.port);
     if (!upstream) return upstream.error().within("the weights of " + source.text());
+    // Chunks are taken from that process only, from now on.
+    weights_self_->send(graph_.distributor, parent_atom::value, upstream->node());
     auto weights = ask<uint64_t>(weights_self_, *upstream, config_.run.message_timeout_s,
                                  "getting the current weights from " + source.text(),
                                  attach_atom::value, assignment_.name,
@@ -284,7 +314,9 @@ class Node {
                 }
               });
     }
-    if (outcome) log("released: " + outcome->why);
+    if (outcome)
+      log(fmt::format("released: {}; the learner acknowledged {} env steps of this node",
+                      outcome->why, acknowledged_->load()));
     return outcome;
   }
 
@@ -297,8 +329,11 @@ class Node {
   coordinator_actor coordinator_;
   segment_gate_actor gate_;
   node_actor agent_;
+  relay_door_actor relay_door_;
   NodeAssignment assignment_;
-  supervisor_actor supervisor_;
+  node_reports_actor reports_;  // where it reports: no peer holds the supervisor
+  // Env steps of this node's segments the learner acknowledged, by the node's own count.
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged_ = std::make_shared<std::atomic<uint64_t>>(0);
   Config config_;
   BuiltGraph graph_;
   Watched watched_;
@@ -329,7 +364,22 @@ void stop_systems(std::unique_ptr<PlaneSystems> planes, double limit_s, int stat
 
 }  // namespace
 
+Status check_node_transport(const NodeSetup& setup) {
+  if (auto s = check_transport_security(setup.cluster, setup.coordinator.host,
+                                        "the coordinator " + setup.coordinator.text());
+      !s)
+    return s;
+  if (setup.relay_host.empty()) return Status::ok();
+  return check_transport_security(setup.cluster, setup.relay_host,
+                                  "the relay listener --relay-host " + setup.relay_host);
+}
+
 Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* requests) {
+  if (auto secure = check_node_transport(setup); !secure) return secure.error();
+  if (!setup.cluster.tls() && !is_loopback_host(setup.coordinator.host))
+    fmt::print(stderr,
+               "dvla-node: WARNING: plain TCP beyond loopback (cluster.insecure=true): anyone on "
+               "the path can read or change this node's traffic\n");
   std::unique_ptr<PlaneSystems> planes;
   try {
     planes = std::make_unique<PlaneSystems>(

@@ -44,6 +44,10 @@ struct NodeOutcome {
   std::string why;    // why it stopped: "the run is over", or a stop request
 };
 
+// Secure by default: a node that dials its coordinator, or offers its relay, beyond this
+// machine's loopback needs cluster.tls.* (or cluster.insecure = true); the error says so.
+Status check_node_transport(const NodeSetup& setup);
+
 // Runs the node until the coordinator releases it or `requests` asks it to stop. The error says
 // what failed: the coordinator unreachable, refused or lost (the node stops; restart it to rejoin
 // a new coordinator), or one of its actors, by name.

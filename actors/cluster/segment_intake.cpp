@@ -2,32 +2,135 @@
 
 #include <caf/all.hpp>
 
+#include <cmath>
+#include <deque>
+#include <utility>
+
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/sender_check.hpp>
+#include <dvla/messages/metrics.hpp>
 #include <dvla/messages/trajectory_segment.hpp>
 
 namespace dvla::actors {
 namespace {
 
-using self_ptr = segment_intake_actor::stateful_pointer<SegmentIntakeSetup>;
+struct Episode {
+  double episode_return = 0;
+  bool success = false;
+};
+
+struct SegmentIntakeState {
+  SegmentIntakeSetup setup;
+  // Episodes the node reported, waiting for segments that ended as many; bounded.
+  std::deque<Episode> reported;
+  uint64_t ended = 0;  // episodes its acknowledged segments ended, not yet matched by a report
+};
+
+using self_ptr = segment_intake_actor::stateful_pointer<SegmentIntakeState>;
+
+caf::error refuse_segment(self_ptr self, const std::string& kind, const std::string& why) {
+  self->send(self->state.setup.coordinator, refused_atom::value, sender_node(self), kind, why);
+  return make_error(errc::not_allowed, why);
+}
+
+// Why `segment` is not one of this node's, or empty.
+std::string misfit(const SegmentIntakeSetup& s, const msg::TrajectorySegment& segment) {
+  const auto& a = s.node;
+  if (segment.sampler_id < a.first_sampler || segment.sampler_id - a.first_sampler >= a.samplers)
+    return "a segment of sampler " + std::to_string(segment.sampler_id) + ", which is not node '" +
+           a.name + "''s (samplers " + std::to_string(a.first_sampler) + ".." +
+           std::to_string(a.first_sampler + a.samplers - 1) + ")";
+  const auto envs = segment.envs();
+  if (envs < 1 || segment.first_env + static_cast<uint64_t>(envs) > a.envs_per_sampler)
+    return "a segment of envs " + std::to_string(segment.first_env) + ".." +
+           std::to_string(segment.first_env + envs) + " where a sampler of node '" + a.name +
+           "' has " + std::to_string(a.envs_per_sampler);
+  if (segment.steps() < 1 || segment.steps() > s.max_segment_steps)
+    return "a segment of " + std::to_string(segment.steps()) + " steps (at most " +
+           std::to_string(s.max_segment_steps) + ")";
+  return {};
+}
+
+// Episodes `segment` ended on its valid steps.
+uint64_t episodes_ended(const msg::TrajectorySegment& segment) {
+  const int64_t n = segment.steps() * segment.envs();
+  uint64_t ended = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool valid = segment.valid.shape.empty() || segment.valid.data[i] != 0;
+    ended += valid && (segment.terminated.data[i] != 0 || segment.truncated.data[i] != 0);
+  }
+  return ended;
+}
+
+// Takes the episodes the node reported (at most a few batches' worth waiting: a report of more is
+// refused) and hands back those that acknowledged segments have ended.
+Expected<msg::SamplingReport> counted(SegmentIntakeState& s, const msg::SamplingReport& reported,
+                                      uint64_t env_steps, uint64_t ended) {
+  const size_t most = 4 * static_cast<size_t>(s.setup.node.samplers) *
+                          s.setup.node.envs_per_sampler + 64;
+  if (reported.episode_returns.size() != reported.episode_successes.size())
+    return Error("a report with " + std::to_string(reported.episode_returns.size()) +
+                 " returns and " + std::to_string(reported.episode_successes.size()) +
+                 " successes");
+  if (s.reported.size() + reported.episode_returns.size() > most)
+    return Error("more episodes reported than its samplers' envs can have ended (" +
+                 std::to_string(s.reported.size() + reported.episode_returns.size()) +
+                 " waiting)");
+  for (size_t i = 0; i < reported.episode_returns.size(); ++i) {
+    if (!std::isfinite(reported.episode_returns[i]))
+      return Error("a report with a return that is not finite");
+    s.reported.push_back({reported.episode_returns[i], reported.episode_successes[i]});
+  }
+  s.ended += ended;
+  msg::SamplingReport r;
+  r.group = s.setup.node.group;
+  r.env_steps = env_steps;
+  r.segments_dropped = std::min<uint64_t>(reported.segments_dropped, 1024);
+  while (s.ended > 0 && !s.reported.empty()) {
+    r.episode_returns.push_back(s.reported.front().episode_return);
+    r.episode_successes.push_back(s.reported.front().success);
+    s.reported.pop_front();
+    --s.ended;
+  }
+  return r;
+}
 
 caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::MetricsFrame report) {
   auto& s = self->state;
-  // The oldest version that acted in it (for the node's lag); a malformed segment is refused by
-  // the trainer, which names what is wrong with it.
+  if (!from_process_of(self, s.setup.process))
+    return refuse_segment(self, "segment", "a segment for node '" + s.setup.node.name + "' from " +
+                                               sender_text(self));
   const auto read = msg::read(segment);
-  const uint64_t oldest = read ? read->oldest_version() : 0;
+  if (!read) return refuse_segment(self, "malformed segment", read.error().message());
+  if (auto why = misfit(s.setup, *read); !why.empty()) return refuse_segment(self, "segment", why);
+  const auto metrics = msg::read(report);
+  const auto* sampling = metrics ? std::get_if<msg::SamplingReport>(&metrics->report) : nullptr;
+  if (!sampling)
+    return refuse_segment(self, "segment report",
+                          metrics ? "a segment's report that is not sampling's"
+                                  : metrics.error().message());
+  const uint64_t env_steps = static_cast<uint64_t>(read->valid_steps());
+  const uint64_t ended = episodes_ended(*read);
+  const uint64_t oldest = read->oldest_version();
   const uint64_t bytes = segment.size();
   auto promise = self->make_response_promise<uint64_t>();
   // No timeout, as on every data-plane hop: a hung trainer stops the run's progress, which the
   // coordinator's watchdog reports.
-  self->request(s.trainer, caf::infinite, std::move(segment))
+  self->request(s.setup.trainer, caf::infinite, std::move(segment))
       .then(
-          [self, promise, report = std::move(report), oldest, bytes](uint64_t version) mutable {
+          [self, promise, reported = *sampling, source = metrics->source, env_steps, ended,
+           oldest, bytes](uint64_t version) mutable {
             auto& s = self->state;
+            auto r = counted(s, reported, env_steps, ended);
+            if (!r) {
+              // The segment counts (the learner took it); the node's report of it does not.
+              refuse_segment(self, "segment report", r.error().message());
+              r = counted(s, msg::SamplingReport{}, env_steps, ended);
+            }
             const uint64_t lag = version > oldest ? version - oldest : 0;
-            caf::anon_send(s.supervisor, acked_atom::value, s.node, bytes, lag, oldest,
-                           std::move(report));
+            self->send(s.setup.supervisor, acked_atom::value, s.setup.node.node, bytes, lag,
+                       oldest, msg::build(msg::Metrics{source, steady_now_ns(), std::move(*r)}));
             promise.deliver(version);
           },
           [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
@@ -35,8 +138,10 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
 }
 
 segment_intake_actor::behavior_type segment_intake(self_ptr self, SegmentIntakeSetup setup) {
-  name_failures(self, "intake/" + setup.name);
-  self->state = std::move(setup);
+  name_failures(self, "intake/" + setup.node.name);
+  self->state.setup = std::move(setup);
+  refuse_other_messages(self, self->state.setup.coordinator,
+                        "intake/" + self->state.setup.node.name);
   return {[self](msg::SegmentFrame& segment, msg::MetricsFrame& report) {
     return take(self, std::move(segment), std::move(report));
   }};
@@ -45,7 +150,7 @@ segment_intake_actor::behavior_type segment_intake(self_ptr self, SegmentIntakeS
 }  // namespace
 
 segment_intake_actor spawn_segment_intake(caf::actor_system& system, SegmentIntakeSetup setup) {
-  // Scheduled: it only passes frames on (the trainer decodes them).
+  // Scheduled: it checks a segment's header and counts, then passes it on (the trainer decodes).
   return system.spawn(segment_intake, std::move(setup));
 }
 

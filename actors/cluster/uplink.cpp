@@ -7,6 +7,7 @@
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/messages/metrics.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
 
 namespace dvla::actors {
 namespace {
@@ -40,9 +41,14 @@ caf::result<uint64_t> ship(self_ptr self, msg::SegmentFrame& segment) {
   auto& s = self->state;
   auto report = msg::build(msg::Metrics{s.setup.name, steady_now_ns(), std::move(s.held)});
   s.held = {};
+  const auto read = msg::read(segment);
+  const uint64_t steps = read ? static_cast<uint64_t>(read->valid_steps()) : 0;
   auto promise = self->make_response_promise<uint64_t>();
   self->request(s.setup.intake, caf::infinite, std::move(segment), std::move(report))
-      .then([promise](uint64_t version) mutable { promise.deliver(version); },
+      .then([promise, steps, counter = s.setup.acknowledged](uint64_t version) mutable {
+              if (counter) *counter += steps;
+              promise.deliver(version);
+            },
             [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
   return promise;
 }

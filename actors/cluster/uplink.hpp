@@ -6,6 +6,8 @@
 // sampler's credit. Other reports (refusals) go straight to the run's supervisor.
 #include <caf/actor_system.hpp>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 #include <dvla/actors/interfaces.hpp>
@@ -15,7 +17,10 @@ namespace dvla::actors {
 struct UplinkSetup {
   std::string name;  // the sampler's
   segment_intake_actor intake;
-  caf::actor supervisor;  // the run's, on the coordinator
+  caf::actor supervisor;  // where the node reports (node_reports_actor, on the coordinator)
+  // Adds the env steps (valid steps) of each segment the learner acknowledged: the node's own
+  // count, which the coordinator's must match. May be null.
+  std::shared_ptr<std::atomic<uint64_t>> acknowledged;
 };
 
 uplink_actor spawn_uplink(caf::actor_system& system, UplinkSetup setup);

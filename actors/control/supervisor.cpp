@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -13,6 +14,7 @@
 
 #include <dvla/actors/cluster/coordinator.hpp>
 #include <dvla/actors/cluster/segment_gate.hpp>
+#include <dvla/actors/distribution/relay_door.hpp>
 #include <dvla/actors/control/control_plane.hpp>
 #include <dvla/actors/control/graph_restarts.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
@@ -73,7 +75,7 @@ struct SupervisorState {
   std::unique_ptr<ClusterTally> cluster;
   std::vector<GroupShape> groups;  // the graph's env groups, as the coordinator places them
   std::string graph_shape;         // graph_shape() of the run's graph, which nodes must match
-  coordinator_actor coordinator;
+  coordinator_core_actor coordinator;
   segment_gate_actor gate;
 };
 
@@ -573,30 +575,39 @@ void open_cluster(self_ptr self) {
   const auto listen = parse_cluster_address(s.config.cluster.listen);
   if (!listen) throw Failure("cluster.listen: " + listen.error().message());
   s.cluster = std::make_unique<ClusterTally>();
+  CoordinatorSetup c;
+  c.config = s.config;
+  c.supervisor = self;
+  c.control = s.control;
+  c.address = s.config.cluster.listen;
+  c.groups = s.groups;
+  c.graph_shape = s.graph_shape;
+  auto data_port_of_gate = std::make_shared<std::atomic<uint16_t>>(0);
+  c.data_port = data_port_of_gate;
+  // Published on the weights plane: the learner's distributor behind a door that takes attaches
+  // only (whole versions come from the trainer, in this process).
+  auto weights_door =
+      spawn_relay_door(planes.weights(), s.graph.distributor, caf::actor_cast<caf::actor>(self));
+  const uint16_t wanted_weights_port =
+      listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 2);
+  auto weights_port = planes.publish(weights_door, listen->host, wanted_weights_port);
+  if (!weights_port) throw Failure("the weights plane " + weights_port.error().message());
+  c.learner_weights = WeightsSource{"learner", "", *weights_port};  // the host nodes dial
+  auto coordinator = spawn_coordinator(self->system(), c);
+  s.coordinator = coordinator.core;
+  watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
   SegmentGateSetup g;
   g.trainer = s.graph.trainer;
-  g.supervisor = caf::actor_cast<caf::actor>(self);
+  g.supervisor = self;
+  g.coordinator = coordinator.core;
+  g.groups = s.groups;
   s.gate = spawn_segment_gate(planes.data(), g);
   watch(self, "segment gate", caf::actor_cast<caf::actor>(s.gate));
   const uint16_t wanted_data_port = listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 1);
   auto data_port = planes.publish(s.gate, listen->host, wanted_data_port);
   if (!data_port) throw Failure("the data plane " + data_port.error().message());
-  const uint16_t wanted_weights_port =
-      listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 2);
-  auto weights_port = planes.publish(s.graph.distributor, listen->host, wanted_weights_port);
-  if (!weights_port) throw Failure("the weights plane " + weights_port.error().message());
-  CoordinatorSetup c;
-  c.learner_weights = WeightsSource{"learner", "", *weights_port};  // the host nodes dial
-  c.config = s.config;
-  c.supervisor = self;
-  c.control = s.control;
-  c.data_port = *data_port;
-  c.address = s.config.cluster.listen;
-  c.groups = s.groups;
-  c.graph_shape = s.graph_shape;
-  s.coordinator = spawn_coordinator(self->system(), c);
-  watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
-  auto control_port = planes.publish(s.coordinator, listen->host, listen->port);
+  data_port_of_gate->store(*data_port);
+  auto control_port = planes.publish(coordinator.door, listen->host, listen->port);
   if (!control_port) throw Failure("the control plane " + control_port.error().message());
   const auto address = listen->host + ":" + std::to_string(*control_port);
   fmt::print(stderr,
@@ -604,11 +615,12 @@ void open_cluster(self_ptr self) {
              "plane: port {}, relay fanout {}), {}\n",
              address, *data_port, *weights_port, s.config.distribution.fanout,
              planes.tls() ? std::string("mutual TLS")
-             : listen->host == "127.0.0.1"
-                 ? std::string("plain TCP on 127.0.0.1: only this machine can join (for other "
+             : is_loopback_host(listen->host)
+                 ? std::string("plain TCP on loopback: only this machine can join (for other "
                                "machines give an address and certificates: docs/multi-node.md)")
-                 : std::string("plain TCP without TLS: any peer that reaches the port can join; "
-                               "configure cluster.tls.* (docs/multi-node.md)"));
+                 : std::string("WARNING: plain TCP beyond loopback (cluster.insecure=true): any "
+                               "peer that reaches the ports can join and read or send the run's "
+                               "traffic; configure cluster.tls.* (docs/multi-node.md)"));
   // Joins go there: the run's summary and tests read the port from here too.
   fmt::print(stderr, "dvla: coordinator port {}\n", *control_port);
 }
@@ -662,9 +674,12 @@ void build(self_ptr self, const Graph& graph, std::shared_ptr<const Checkpoint> 
   }
   // The learner publishes its first weights now; samplers start once the nodes are in.
   caf::anon_send(s.graph.trainer, start_atom::value);
-  for (const auto& g : graph.env_groups)
+  for (const auto& g : graph.env_groups) {
+    const int episode = g.env_spec ? g.env_spec().max_episode_steps : 0;
     s.groups.push_back({g.name, static_cast<uint32_t>(g.samplers),
-                        static_cast<uint32_t>(g.envs_per_sampler)});
+                        static_cast<uint32_t>(g.envs_per_sampler),
+                        static_cast<uint32_t>(std::max(s.config.graph.segment_length, episode))});
+  }
   s.graph_shape = graph_shape(graph);
   open_cluster(self);
 }
@@ -754,6 +769,13 @@ supervisor_actor::behavior_type supervisor(self_ptr self, Config config, Graph g
       },
       [self](quorum_atom) { on_quorum(self); },
       [self](release_atom) { return release_nodes(self); },
+      [self](refused_atom, uint32_t node) {
+        self->state.tally->add_rejection();
+        if (node == 0)
+          ++status(self).refused_strangers;
+        else if (self->state.cluster)
+          self->state.cluster->refused(node);
+      },
   };
 }
 

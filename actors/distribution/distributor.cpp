@@ -10,6 +10,7 @@
 
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
 #include <dvla/runtime/distribution/chunked_version.hpp>
@@ -48,6 +49,9 @@ struct DistributorState {
   UplinkBudget uplink;      // distribution.uplink_mib_s over every downstream
   bool pump_due = false;    // a (pump) is on its way: the uplink held chunks back
   caf::actor_addr served;   // the downstream pumped last: the next pump starts after it
+  // The process of the distributor it takes its weights from (set by its node, locally): chunks
+  // from any other are refused. None: weights come from this process only.
+  caf::node_id parent;
 };
 
 using self_ptr = distributor_actor::stateful_pointer<DistributorState>;
@@ -167,6 +171,14 @@ caf::expected<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame
   if (!update)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
                   update.error().message());
+  // Versions only increase: the one held already (a restarted trainer publishes it again) is
+  // answered as held, an older one refused; neither touches the replicas.
+  if (!s.latest.empty() && update->version == s.latest_version) return update->version;
+  if (!s.latest.empty() && update->version < s.latest_version)
+    return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
+                  "weights version " + std::to_string(update->version) +
+                      " is older than the version it holds, " +
+                      std::to_string(s.latest_version) + ": versions only increase");
   if (auto refused = stage_locally(s, frame, *update)) return refused;
   s.latest = frame;
   s.latest_version = update->version;
@@ -209,6 +221,12 @@ caf::result<uint64_t, bool> receive_chunk(self_ptr self, const msg::WeightChunkF
                   chunk.error().message());
   if (!s.latest.empty() && chunk->version <= s.latest_version)
     return {chunk->version, true};
+  if (const auto expected = s.setup.version_bytes;
+      chunk->index == 0 && expected != 0 && chunk->total_bytes != expected)
+    return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
+                  "a weight transfer of version " + std::to_string(chunk->version) + " claims " +
+                      std::to_string(chunk->total_bytes) + " bytes; a version of this policy is " +
+                      std::to_string(expected));
   auto progress = s.assembly.add(*chunk);
   if (!progress)
     return refuse(s.setup.supervisor, s.setup.name, errc::malformed_message,
@@ -252,6 +270,15 @@ caf::result<uint64_t> attach(self_ptr self, const std::string& name, const caf::
   return promise;
 }
 
+// A message that is not its sender's to send: refused and counted, the error as the answer.
+caf::error not_yours(self_ptr self, const std::string& what) {
+  return refuse(self->state.setup.supervisor, self->state.setup.name, errc::not_allowed,
+                what + " from " + sender_text(self) + " refused: " +
+                    (self->state.parent ? "only its relay parent sends it weights"
+                                        : "it has no relay parent: only this process sends it "
+                                          "weights"));
+}
+
 distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup setup) {
   name_failures(self, setup.name);
   self->state.setup = std::move(setup);
@@ -261,12 +288,25 @@ distributor_actor::behavior_type distributor(self_ptr self, DistributorSetup set
   use_intra_op_threads(1);
   self->set_down_handler([self](caf::down_msg& down) { drop(self, down.source, down.reason); });
   return {
-      [self](const msg::WeightsFrame& frame) { return distribute(self, frame); },
-      [self](const msg::WeightChunkFrame& frame) { return receive_chunk(self, frame); },
+      [self](const msg::WeightsFrame& frame) -> caf::result<uint64_t> {
+        if (!from_this_process(self)) return not_yours(self, "a whole weights version");
+        return distribute(self, frame);
+      },
+      [self](const msg::WeightChunkFrame& frame) -> caf::result<uint64_t, bool> {
+        const auto& parent = self->state.parent;
+        if (parent ? !from_process_of(self, parent) : !from_this_process(self))
+          return not_yours(self, "a weight chunk");
+        return receive_chunk(self, frame);
+      },
+      // From anyone the coordinator sent here (through its relay door): a node's distributor.
       [self](attach_atom, const std::string& name, const caf::actor& downstream) {
         return attach(self, name, downstream);
       },
+      [self](parent_atom, const caf::node_id& parent) {
+        if (from_this_process(self)) self->state.parent = parent;
+      },
       [self](pump_atom) {
+        if (!from_this_process(self)) return;
         self->state.pump_due = false;
         pump_all(self);
       },

@@ -36,6 +36,10 @@ struct DistributorSetup {
   // The learner's distributor rounds each version to this once; every replica stages that.
   msg::WeightPrecision wire_precision = msg::WeightPrecision::float32;
   caf::actor supervisor;             // receives rejection counts; may be null
+  // The size of one version as it crosses (the policy's frame in the wire's precision): a
+  // transfer whose first chunk claims another size is refused before anything is allocated. 0:
+  // not checked (a distributor of its own, in tests).
+  uint64_t version_bytes = 0;
 };
 
 distributor_actor spawn_distributor(caf::actor_system& system, DistributorSetup setup);

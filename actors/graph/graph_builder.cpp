@@ -18,7 +18,9 @@
 #include <dvla/runtime/learners/learner_algorithm.hpp>
 #include <dvla/runtime/platform/machine_topology.hpp>
 #include <dvla/runtime/run/step_budgets.hpp>
+#include <dvla/runtime/policies/policy.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
+#include <dvla/runtime/weights/flat_parameters.hpp>
 
 namespace dvla::actors {
 namespace {
@@ -124,6 +126,16 @@ void bind_replica_memory(Builder& b, DoubleBufferedReplica& replica, const std::
   b.built.placement->record(std::move(record));
 }
 
+// The size of one version of the graph's policy as it crosses to the nodes: its frame in the
+// wire's precision (a frame's size does not depend on its version number).
+uint64_t version_bytes(Builder& b) {
+  const auto policy = b.make_policy();
+  auto frame = FlatParameters(*policy).to_frame(0);
+  if (b.config().distribution.wire_dtype != msg::WeightPrecision::float32)
+    if (auto wire = msg::with_precision(frame, b.config().distribution.wire_dtype)) frame = *wire;
+  return frame.size();
+}
+
 void build_inference(Builder& b) {
   const auto& c = b.config();
   uint64_t index = 0;  // over all pools: each replica samples from a stream of its own
@@ -153,6 +165,7 @@ void build_inference(Builder& b) {
     }
   }
   DistributorSetup d;
+  d.version_bytes = version_bytes(b);
   d.replicas = b.replica_weights;
   d.track = b.track(d.name, Lane::distribution);
   d.timeout_s = b.config().run.message_timeout_s;

@@ -19,6 +19,7 @@ enum class errc : uint8_t {
   actor_failed,           // an actor ended by an exception
   no_answer,              // a peer did not answer in time
   bad_setup,              // an actor could not be built from its setup
+  not_allowed,            // a sender that may not send this message (another peer's, internal)
 };
 
 }  // namespace dvla::actors
@@ -27,12 +28,13 @@ namespace dvla {
 
 template <>
 struct EnumNames<actors::errc> {
-  static constexpr std::array<std::pair<actors::errc, std::string_view>, 5> names{
+  static constexpr std::array<std::pair<actors::errc, std::string_view>, 6> names{
       {{actors::errc::malformed_message, "malformed_message"},
        {actors::errc::incompatible_message, "incompatible_message"},
        {actors::errc::actor_failed, "actor_failed"},
        {actors::errc::no_answer, "no_answer"},
-       {actors::errc::bad_setup, "bad_setup"}}};
+       {actors::errc::bad_setup, "bad_setup"},
+       {actors::errc::not_allowed, "not_allowed"}}};
 };
 
 }  // namespace dvla

@@ -45,6 +45,8 @@ void register_types(caf::actor_system_config& config) {
   config.add_message_type<segment_intake_actor>("dvla::segment_intake_actor");
   config.add_message_type<segment_gate_actor>("dvla::segment_gate_actor");
   config.add_message_type<coordinator_actor>("dvla::coordinator_actor");
+  config.add_message_type<node_reports_actor>("dvla::node_reports_actor");
+  config.add_message_type<relay_door_actor>("dvla::relay_door_actor");
   config.add_error_category(
       caf::atom("dvla"), [](uint8_t code, caf::atom_value, const caf::message& context) {
         return describe(make_error(static_cast<errc>(code), context.match_elements<std::string>()

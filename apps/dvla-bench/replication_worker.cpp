@@ -82,6 +82,8 @@ int serve(const WorkerArgs& a) {
     return 1;
   }
   caf::scoped_actor self{planes.weights()};
+  for (const auto& d : distributors)  // their chunks come from the parent's process
+    self->send(d, actors::parent_atom::value, parent->node());
   for (size_t d = 0; d < distributors.size(); ++d)  // answered with the first version: not awaited
     self->send(*parent, actors::attach_atom::value, a.name + "/" + std::to_string(d),
                caf::actor_cast<caf::actor>(distributors[d]));

@@ -55,7 +55,8 @@ void add_flags(CLI::App& app, dvla::apps::ConfigFlags& flags, NodeFlags& f) {
   flags.add_set_flag(
       "a cluster.* setting of this node: cluster.heartbeat_interval_s, "
       "cluster.connection_timeout_s (as on the coordinator), cluster.join_timeout_s (how long "
-      "to keep dialling), cluster.tls.certificate, cluster.tls.key, cluster.tls.cafile");
+      "to keep dialling), cluster.tls.certificate, cluster.tls.key, cluster.tls.cafile, "
+      "cluster.insecure (plain TCP beyond loopback, on purpose)");
 }
 
 // What CLI11 cannot check: only cluster.* settings, and the coordinator's address.
@@ -72,7 +73,7 @@ dvla::Status complete(NodeFlags& f, const dvla::apps::ConfigFlags& flags) {
   if (address->port == 0) return dvla::Error("--coordinator: the port must not be 0");
   f.setup.coordinator = *address;
   f.setup.cluster = own.cluster;
-  return dvla::Status::ok();
+  return dvla::check_node_transport(f.setup);
 }
 
 // The node's setup, or the status to exit with (after --help, or a refused command line).

@@ -16,6 +16,7 @@
 #include <dvla/actors/graph/training.hpp>
 #include <dvla/runtime/checkpoints/checkpoint.hpp>
 #include <dvla/runtime/checkpoints/weights_file.hpp>
+#include <dvla/runtime/config/cluster_address.hpp>
 #include <dvla/runtime/evaluation/evaluation.hpp>
 #include <dvla/runtime/graph/graph_parts.hpp>
 #include <dvla/runtime/platform/blas_info.hpp>
@@ -73,7 +74,8 @@ json nodes_json(const std::vector<dvla::NodeStatus>& nodes) {
                  {"control_rtt_us", n.control_rtt_us},
                  {"start_version", n.start_version},
                  {"first_segment_version", n.first_segment_version},
-                 {"lost_reason", n.lost_reason}});
+                 {"lost_reason", n.lost_reason},
+                 {"refused", n.refused}});
   return j;
 }
 
@@ -102,6 +104,7 @@ json status_json(const RunStatus& s) {
             {"samples_trained", s.samples_trained},
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
+            {"refused_strangers", s.refused_strangers},
             {"checkpoint_failures", s.checkpoint_failures},
             {"checkpoint_error", s.checkpoint_error},
             {"restarts", s.restarts},
@@ -314,12 +317,22 @@ void add_evaluation(json& summary, const EvaluationResult& eval) {
   for (const auto& [name, c] : eval.per_task) summary["eval_success_task"][name] = c.rate();
 }
 
+std::string transport_text(const dvla::ClusterConfig& cluster) {
+  if (cluster.tls()) return "tls";
+  const auto address = dvla::parse_cluster_address(cluster.listen);
+  return address && dvla::is_loopback_host(address->host) ? "plain" : "insecure";
+}
+
 void add_run(json& summary, const Config& config) {
   summary["env"] = config.env.name;
   summary["mode"] = dvla::to_text(config.run.mode);
   summary["algo"] = config.run.algo;
   summary["seed"] = config.run.seed;
   summary["blas"] = dvla::loaded_blas();
+  // A multi-node run's transport: "tls", "plain" on loopback, "insecure" where cluster.insecure
+  // let it run in plain TCP beyond loopback.
+  if (!config.cluster.listen.empty())
+    summary["transport"] = transport_text(config.cluster);
 }
 
 int fail(const std::string& what) {

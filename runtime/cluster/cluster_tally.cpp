@@ -129,4 +129,8 @@ std::vector<NodeStatus> ClusterTally::status(Clock::time_point now) const {
   return out;
 }
 
+void ClusterTally::refused(uint32_t node) {
+  if (auto it = nodes_.find(node); it != nodes_.end()) ++it->second.status.refused;
+}
+
 }  // namespace dvla

@@ -35,6 +35,8 @@ class ClusterTally {
   void weights_delivered(const std::string& name, uint64_t version, uint64_t bytes);
   // `node` takes its weights from `from` (the learner, or a relay node's name).
   void weights_from(uint32_t node, const std::string& from);
+  // A message of `node` was refused (it is not its to send, or out of bounds).
+  void refused(uint32_t node);
   // A control round to its endpoints and back took `us`; by name, like weights_delivered.
   void round_trip(const std::string& name, double us);
 

@@ -31,6 +31,9 @@ struct GroupShape {
   std::string name;
   uint32_t samplers = 0;  // what the graph asks for: the groups' shares of the nodes' samplers
   uint32_t envs_per_sampler = 0;
+  // The most steps one of its segments may hold (graph.segment_length, or a whole episode where
+  // segments are episodes): a node's segment beyond it is refused.
+  uint32_t max_segment_steps = 0;
 };
 
 // The group a joining node's samplers go to: the one furthest below its share (samplers placed

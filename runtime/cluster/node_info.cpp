@@ -62,4 +62,29 @@ NodeInfo describe_this_process(const std::string& name) {
   return info;
 }
 
+namespace {
+
+bool printable(const std::string& text) {
+  for (const unsigned char ch : text)
+    if (ch < 0x20 || ch == 0x7f) return false;
+  return true;
+}
+
+}  // namespace
+
+Status check_bounds(const NodeInfo& info) {
+  const auto bad = [](const std::string& what) { return Status(Error(what)); };
+  if (info.name.empty() || info.name.size() > 128 || !printable(info.name))
+    return bad("its name must be 1 to 128 printable characters");
+  if (info.host.size() > 255 || !printable(info.host))
+    return bad("its host name must be at most 255 printable characters");
+  if (info.topology.size() > 4096 || !printable(info.topology))
+    return bad("its topology must be at most 4096 printable characters");
+  if (info.cores < 1 || info.cores > 65536) return bad("its cores must be 1 to 65536");
+  if (info.memory_mib > (uint64_t{1} << 40)) return bad("its memory is more than any machine's");
+  if (info.gpus > 1024) return bad("its GPUs must be at most 1024");
+  if (info.samplers > 4096) return bad("the samplers it asks for must be at most 4096");
+  return Status::ok();
+}
+
 }  // namespace dvla

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include <dvla/core/expected.hpp>
+
 namespace dvla {
 
 struct NodeInfo {
@@ -17,6 +19,11 @@ struct NodeInfo {
   // Samplers it asks to host (dvla-node --samplers); 0: the coordinator's rule.
   uint32_t samplers = 0;
 };
+
+// Whether what a joining node says of itself fits what a node can be (a name of at most 128
+// printable characters, no more cores, memory, GPUs or samplers than a machine has): what a peer
+// sends is checked before it sizes anything. The error names the field.
+Status check_bounds(const NodeInfo& info);
 
 // This process on this machine (everything but the GPUs, which take LibTorch to count).
 NodeInfo describe_this_process(const std::string& name);

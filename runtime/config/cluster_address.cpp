@@ -1,5 +1,7 @@
 #include <dvla/runtime/config/cluster_address.hpp>
 
+#include <arpa/inet.h>
+
 #include <cctype>
 
 namespace dvla {
@@ -22,6 +24,12 @@ Expected<ClusterAddress> parse_cluster_address(const std::string& text) {
   if (value > 65535) return bad("the port must be a number from 0 to 65535");
   a.port = static_cast<uint16_t>(value);
   return a;
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  in_addr v4{};
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
 }  // namespace dvla

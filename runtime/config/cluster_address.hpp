@@ -18,4 +18,8 @@ struct ClusterAddress {
 // is wrong with it.
 Expected<ClusterAddress> parse_cluster_address(const std::string& text);
 
+// Whether `host` reaches this machine only: "localhost", 127.0.0.0/8 or ::1. Anything else (a
+// name, another address, 0.0.0.0) may be reached, or reach us, from the network.
+bool is_loopback_host(const std::string& host);
+
 }  // namespace dvla

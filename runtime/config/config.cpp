@@ -173,6 +173,14 @@ std::vector<Setting> config_settings(Config& c) {
       {"cluster.tls.key", "PEM private key of cluster.tls.certificate", &c.cluster.tls_key},
       {"cluster.tls.cafile", "PEM CA certificate that peers' certificates must chain to",
        &c.cluster.tls_cafile},
+      {"cluster.insecure",
+       "true: allow plain TCP beyond loopback (without cluster.tls.*, anyone who reaches the "
+       "ports can join or talk to the run); false: refuse to start there without TLS",
+       &c.cluster.insecure},
+      {"cluster.max_refusals",
+       "messages a peer may have refused (malformed, not its to send, out of bounds) before the "
+       "coordinator cuts it off",
+       &c.cluster.max_refusals},
       {"distribution.chunk_mib",
        "MiB per chunk in which a weight version crosses to a node (checked whole on arrival)",
        &c.distribution.chunk_mib},
@@ -308,15 +316,28 @@ Status validate(const ClusterConfig& c, RunMode mode) {
     return fail(
         "cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile go together: set all "
         "three (mutual TLS) or none");
+  if (c.max_refusals < 1) return fail("cluster.max_refusals must be at least 1");
   if (c.listen.empty()) return Status::ok();
-  if (auto address = parse_cluster_address(c.listen); !address)
-    return fail("cluster.listen: " + address.error().message());
+  auto address = parse_cluster_address(c.listen);
+  if (!address) return fail("cluster.listen: " + address.error().message());
+  if (auto secure = check_transport_security(c, address->host, "cluster.listen " + c.listen);
+      !secure)
+    return secure;
   if (mode == RunMode::sync)
     return fail("mode sync (lock-step rounds) runs in one process; a cluster runs async");
   return Status::ok();
 }
 
 }  // namespace
+
+Status check_transport_security(const ClusterConfig& cluster, const std::string& host,
+                                const std::string& what) {
+  if (cluster.tls() || cluster.insecure || is_loopback_host(host)) return Status::ok();
+  return Error(what + " is beyond this machine's loopback, and without TLS anyone who reaches it "
+               "could join or command the run: set cluster.tls.certificate, cluster.tls.key and "
+               "cluster.tls.cafile (scripts/cluster-certs.sh makes them), or run in plain TCP "
+               "on purpose with cluster.insecure=true");
+}
 
 Status set_config_value(Config& config, const std::string& key, const std::string& value) {
   const auto table = config_settings(config);

@@ -148,6 +148,13 @@ struct ClusterConfig {
   // Mutual TLS (all three, or none): this process's certificate and key, and the CA whose
   // certificates it accepts. scripts/cluster-certs.sh makes them.
   std::string tls_certificate, tls_key, tls_cafile;
+  // Secure by default: beyond loopback a coordinator or node needs the three tls keys; this is
+  // the explicit switch that lets it run in plain TCP there (warned at start, in the summary).
+  bool insecure = false;
+  // A peer refused this many messages (malformed, not its to send, out of bounds) is cut off.
+  int max_refusals = 100;
+
+  bool tls() const { return !tls_certificate.empty(); }
 };
 
 // How weight versions travel from the learner to the nodes' distributors.
@@ -202,6 +209,11 @@ Status load_config_file(Config& config, const std::string& path);
 Status load_config_text(Config& config, const std::string& text, const std::string& origin);
 // Checks values against each other and their ranges once everything is set.
 Status validate(const Config& config);
+// Secure by default: a coordinator listening, or a node dialling or relaying, on `host` beyond
+// this machine's loopback needs all three cluster.tls.* keys unless cluster.insecure = true. The
+// error names `what` (the address and what it is for), the keys and the switch.
+Status check_transport_security(const ClusterConfig& cluster, const std::string& host,
+                                const std::string& what);
 // The env buffers a sampler of `envs_per_sampler` envs uses: graph.env_buffers, or fewer where
 // the envs do not split into that many equal buffers of whole groups of `group_size` envs
 // (episodic collection; 0: none); 1 in lock-step (mode sync).

@@ -64,6 +64,7 @@ struct NodeStatus {
   // after), and the oldest version that acted in its first acknowledged segment.
   uint64_t start_version = 0, first_segment_version = 0;
   std::string lost_reason;  // why it was lost; empty while it is not
+  uint64_t refused = 0;     // its messages the coordinator's side refused
 };
 
 // graph.placement = auto: this process's topology, the plan, and each lane thread's cores as
@@ -87,6 +88,9 @@ struct RunStatus {
   uint64_t samples_trained = 0;
   uint64_t dropped_stale = 0;      // env steps dropped by the staleness bound
   uint64_t rejected_messages = 0;  // malformed messages refused by any actor
+  // A multi-node run: messages of peers that joined as no node, refused by the coordinator's side
+  // (the nodes' own are in NodeStatus::refused; every refusal is in rejected_messages too).
+  uint64_t refused_strangers = 0;
   msg::LearnerStats learner;       // the last update, averaged over its gradient steps
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;

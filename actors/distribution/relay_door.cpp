@@ -1,0 +1,36 @@
+#include <dvla/actors/distribution/relay_door.hpp>
+
+#include <caf/all.hpp>
+
+#include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/sender_check.hpp>
+
+namespace dvla::actors {
+namespace {
+
+relay_door_actor::behavior_type relay_door(relay_door_actor::pointer self,
+                                           distributor_actor distributor, caf::actor supervisor) {
+  self->set_default_handler(
+      [supervisor](caf::scheduled_actor* self, caf::message_view&) -> caf::result<caf::message> {
+        return refuse(supervisor, "relay door", errc::not_allowed,
+                      "a message from " + sender_text(self) +
+                          " refused: the weights plane's door takes attaches only");
+      });
+  // The door ends with its distributor.
+  self->monitor(distributor);
+  self->set_down_handler([self](caf::down_msg& down) { self->quit(down.reason); });
+  return {
+      [self, distributor](attach_atom a, std::string& name, caf::actor& downstream) {
+        return self->delegate(distributor, a, std::move(name), std::move(downstream));
+      },
+  };
+}
+
+}  // namespace
+
+relay_door_actor spawn_relay_door(caf::actor_system& system, distributor_actor distributor,
+                                  caf::actor supervisor) {
+  return system.spawn(relay_door, std::move(distributor), std::move(supervisor));
+}
+
+}  // namespace dvla::actors

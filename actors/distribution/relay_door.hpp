@@ -1,0 +1,17 @@
+#pragma once
+// RelayDoor (weights plane): what a distributor shows the network — the learner's on the
+// coordinator, a relay node's to the nodes below it. A node attaches its distributor through it
+// (passed on to the distributor, with the node as the sender); any other message is refused, so
+// that no peer can hand the distributor a version of its own through the published port.
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <dvla/actors/interfaces.hpp>
+
+namespace dvla::actors {
+
+// `supervisor` (may be null) counts what the door refuses.
+relay_door_actor spawn_relay_door(caf::actor_system& system, distributor_actor distributor,
+                                  caf::actor supervisor = {});
+
+}  // namespace dvla::actors
