@@ -8,11 +8,17 @@
 //   weights   hand the learner's published weights port a whole version 2^64-1
 //   chunk     hand it a first chunk of a version that claims 2^40 bytes
 //   join      join anonymously (no sender to bind a node to)
+//   node      join as a node of its own, then send a sampling report claiming 10^9 env steps and
+//             ask for other nodes' relay places until the coordinator cuts it off; prints
+//             "node: refused: cut off: WHY" when it was told to stop, "node: TAKEN" otherwise
 #include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
 #include <cstdint>
+#include <cstdlib>
+#include <future>
+#include <memory>
 #include <iostream>
 #include <limits>
 #include <thread>
@@ -23,6 +29,7 @@
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/metrics.hpp>
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
 
@@ -64,6 +71,41 @@ msg::WeightChunkFrame huge_chunk() {
   return msg::build(chunk);
 }
 
+// Joins as a node (a process of its own, with an agent the coordinator can release), then
+// misbehaves until it is cut off.
+std::string misbehave(PlaneSystems& planes, const coordinator_actor& coordinator) {
+  auto stopped = std::make_shared<std::promise<std::string>>();
+  auto told = stopped->get_future();
+  auto agent = planes.data().spawn([stopped](node_actor::pointer) -> node_actor::behavior_type {
+    return {
+        [stopped](shutdown_atom, const std::string& why) {
+          stopped->set_value(why);
+          return true;
+        },
+        [](relay_atom, const WeightsSource&) {},
+    };
+  });
+  caf::scoped_actor self{planes.data()};
+  NodeInfo info{"rogue", "rogue-host", static_cast<uint64_t>(getpid()), 1, 0, "", 0, 1};
+  NodeAssignment assignment;
+  node_reports_actor reports;
+  std::string failed;
+  self->request(coordinator, wait, join_atom::value, info, agent)
+      .receive([&](NodeAssignment& a, node_reports_actor& r) { assignment = a, reports = r; },
+               [&](const caf::error& e) { failed = "join refused: " + describe(e); });
+  if (!failed.empty()) return failed;
+  msg::SamplingReport inflated;
+  inflated.env_steps = 1000000000;
+  self->send(reports, msg::build(msg::Metrics{"sampler/0", 0, inflated}));
+  for (int i = 0; i < 100 && told.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready; ++i) {
+    const uint32_t other = assignment.node == 1 ? 2 : 1;
+    self->request(coordinator, wait, relay_atom::value, other, WeightsSource{"rogue", "", 1})
+        .receive([](WeightsSource&) {}, [](const caf::error&) {});
+  }
+  if (told.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return "TAKEN";
+  return "refused: cut off: " + told.get();
+}
+
 std::string attack(PlaneSystems& planes, const std::string& host, uint16_t control,
                    uint16_t weights, const std::string& kind) {
   // Connected as the published interface says (CAF checks it), then used as any actor: a typed
@@ -75,6 +117,7 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
     else target = door.error();
   } else {
     auto door = planes.connect<coordinator_actor>(planes.data(), host, control);
+    if (door && kind == "node") return misbehave(planes, *door);
     if (door) target = caf::actor_cast<caf::actor>(*door);
     else target = door.error();
   }
@@ -107,11 +150,14 @@ int main(int argc, char** argv) {
   }
   NetworkOptions network;
   if (argc == 8) network = {0, 0, argv[5], argv[6], argv[7]};
-  PlaneSystems planes(false, 2, network);
+  // Never destroyed: see the end.
+  auto& planes = *new PlaneSystems(false, 2, network);
   const std::string kind = argv[4];
   std::cout << kind << ": "
             << attack(planes, argv[1], static_cast<uint16_t>(std::stoi(argv[2])),
                       static_cast<uint16_t>(std::stoi(argv[3])), kind)
             << std::endl;
-  return 0;
+  // Its connections and actors are left to the process's end: CAF 0.17's teardown may wait on a
+  // remote peer's proxies (as dvla-node's does).
+  std::_Exit(0);
 }

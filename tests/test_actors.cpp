@@ -331,6 +331,52 @@ TEST_CASE(
   self->send_exit(upstream, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE(
+    "a distributor takes weights only as they may come: versions never go back, a first chunk "
+    "claiming another size is refused before anything is allocated, chunks only from its relay "
+    "parent's process") {
+  System s;
+  auto far = std::make_shared<DoubleBufferedReplica>("far/0", wide_policy(), msg::WeightsFrame());
+  FlatParameters flat(*wide_policy()());
+  DistributorSetup setup;
+  setup.name = "far/distributor";
+  setup.replicas = {far};
+  setup.version_bytes = flat.to_frame(0).size();
+  auto distributor = spawn_distributor(*s.system, setup);
+  caf::scoped_actor self{*s.system};
+  REQUIRE(ask<uint64_t>(self, distributor, flat.to_frame(3)).first == 3u);
+  REQUIRE(swapped(*far));
+  // An older version is refused; the one it holds is answered as held, neither is staged.
+  auto [older, why_older] = ask<uint64_t>(self, distributor, flat.to_frame(2));
+  CHECK(!older);
+  CHECK_MESSAGE(why_older.find("older than the version it holds, 3") != std::string::npos,
+                why_older);
+  CHECK(ask<uint64_t>(self, distributor, flat.to_frame(3)).first == 3u);
+  CHECK(!far->swap_in_staged());
+  // A first chunk that claims 2^40 bytes.
+  const auto v5 = cut_into_chunks(flat.to_frame(5), 5, 1024);
+  auto first = msg::read(v5.chunks.front());
+  REQUIRE(first);
+  first->total_bytes = uint64_t{1} << 40;
+  first->count = static_cast<uint32_t>((first->total_bytes + first->size - 1) / first->size);
+  auto [huge, why_huge] = send_chunk(self, distributor, msg::build(*first));
+  CHECK(!huge);
+  CHECK_MESSAGE(why_huge.find("claims 1099511627776 bytes; a version of this policy is " +
+                              std::to_string(setup.version_bytes)) != std::string::npos,
+                why_huge);
+  // With a relay parent in another process, this process's chunks are refused too.
+  caf::node_id::default_data::host_id_type host{};
+  host.fill(7);
+  self->send(distributor, parent_atom::value, caf::make_node_id(4242, host));
+  auto [foreign, why_foreign] = send_chunk(self, distributor, v5.chunks.front());
+  CHECK(!foreign);
+  CHECK_MESSAGE(why_foreign.find("only its relay parent sends it weights") != std::string::npos,
+                why_foreign);
+  CHECK(!far->swap_in_staged());
+  CHECK(far->active_version() == 3);
+  self->send_exit(distributor, caf::exit_reason::user_shutdown);
+}
+
 // A policy's parameters back to back, in FlatParameters' order.
 at::Tensor weights_of(Policy& policy) {
   std::vector<at::Tensor> all;

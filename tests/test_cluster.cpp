@@ -443,12 +443,14 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "rogue: a peer that is no node cannot release or start the run, join anonymously, or hand "
-    "out weights; each refusal is logged and counted, and the run learns CartPole unaffected") {
+    "rogue: a peer cannot release or start the run, join anonymously or hand out weights, and a "
+    "node that misbehaves is cut off; each refusal is logged and counted, and the run learns "
+    "CartPole unaffected") {
   Cluster cluster("rogue");
   const auto logdir = cluster.dir() + "/run";
   REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
-                                     "eval.every=25", "--logdir", logdir}) != 0);
+                                     "eval.every=25", "--set", "cluster.max_refusals=5",
+                                     "--logdir", logdir}) != 0);
   auto& coordinator = cluster.coordinator();
   std::smatch m;
   const auto first_lines = coordinator.err();
@@ -458,36 +460,60 @@ TEST_CASE(
   auto& a = cluster.start_node("a", one_sampler);
   auto& b = cluster.start_node("b", one_sampler);
   REQUIRE_MESSAGE(cluster.wait_until_counted("a"), coordinator.out());  // mid-run
-  for (const std::string attack : {"release", "quorum", "join", "weights", "chunk"}) {
+  // Each attack, and how it must be answered (anonymous ones get no answer: the log says).
+  const std::vector<std::pair<std::string, std::string>> attacks = {
+      {"release", "release: refused: not_allowed: coordinator does not take this message"},
+      {"quorum", "quorum: refused"},
+      {"join", "join: refused"},
+      {"weights", "weights: refused: not_allowed: a message from node "},
+      {"chunk", "chunk: refused: not_allowed: a message from node "},
+      {"node", "node: refused: cut off: the coordinator cut off after 5 refused messages "
+               "(cluster.max_refusals)"}};
+  for (const auto& [attack, answer] : attacks) {
     ChildProcess rogue(DVLA_ROGUE,
                        {"127.0.0.1", std::to_string(cluster.port()), weights_port, attack},
                        cluster.dir() + "/rogue-" + attack);
     CHECK(rogue.wait() == 0);
     const auto said = rogue.out();
     MESSAGE(said);
-    CHECK_MESSAGE(said.find(attack + ": refused") == 0, said, rogue.err());
+    CHECK_MESSAGE(said.find(answer) == 0, said, rogue.err());
   }
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
   CHECK_MESSAGE(b.wait() == 0, b.err());
   const auto log = coordinator.err();
-  // Each refusal named, with what was refused and from whom.
-  CHECK_MESSAGE(log.find("refused message outside the interface from a peer that is no node") !=
-                    std::string::npos,
-                log);
-  CHECK_MESSAGE(log.find("refused join from a peer that is no node (CAF node anonymous): a join "
-                         "from an anonymous sender") != std::string::npos,
-                log);
-  CHECK_MESSAGE(log.find("relay door rejected a message: a message from node ") != std::string::npos,
-                log);
+  // Each refusal named, with what was refused, from whom and why.
+  for (const std::string line :
+       {"refused message outside the interface from a peer that is no node (CAF node ",
+        "refused message outside the interface from a peer that is no node (CAF node "
+        "anonymous): a message coordinator does not take",
+        "refused join from a peer that is no node (CAF node anonymous): a join from an "
+        "anonymous sender",
+        "relay door rejected a message: a message from node ",
+        "the weights plane's door takes attaches only",
+        "refused report from node 'rogue' (CAF node ",
+        "a report other than a refusal from node 'rogue'",
+        "refused relay place from node 'rogue' (CAF node ",
+        "node 'rogue' cut off after 5 refused messages (cluster.max_refusals)"})
+    CHECK_MESSAGE(log.find(line) != std::string::npos, line);
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
-  // release, quorum (outside the door's interface) and the anonymous join: the coordinator's;
-  // the version and the chunk: the weights door's.
-  CHECK(summary["refused_strangers"].get<uint64_t>() >= 3);
-  CHECK(summary["rejected_messages"].get<uint64_t>() >= 5);
-  REQUIRE(summary["nodes"].size() == 2);
-  for (const auto& n : summary["nodes"]) CHECK(n["refused"].get<uint64_t>() == 0);
+  // release, quorum (outside the door's interface) and the anonymous join: strangers'; the
+  // version and the chunk: the weights door's; the rogue node's five: its own.
+  CHECK(summary["refused_strangers"].get<uint64_t>() == 3);
+  CHECK(summary["rejected_messages"].get<uint64_t>() >= 10);
+  REQUIRE(summary["nodes"].size() == 3);
+  for (const auto& n : summary["nodes"]) {
+    MESSAGE(n.dump());
+    if (n["name"] != "rogue") {
+      CHECK(n["refused"].get<uint64_t>() == 0);
+      continue;
+    }
+    CHECK(n["state"] == "lost");
+    CHECK(n["refused"].get<uint64_t>() >= 5);
+    CHECK(n["env_steps"].get<uint64_t>() == 0);  // its claim of 10^9 counted nothing
+    CHECK(n["lost_reason"].get<std::string>().find("cut off") != std::string::npos);
+  }
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
   check_own_count(summary, "a", a);
   check_own_count(summary, "b", b);

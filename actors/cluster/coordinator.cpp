@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <dvla/actors/cluster/node_reports.hpp>
+#include <dvla/actors/cluster/segment_intake.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/errors.hpp>
@@ -28,6 +29,7 @@ struct Member {
   node_actor node;
   caf::node_id process;  // the peer that joined as this node: only it may speak for it
   node_reports_actor reports;
+  segment_intake_actor intake;  // once the gate asked for it
   uint64_t refusals = 0;
   bool ready = false;
   bool lost = false;
@@ -45,8 +47,10 @@ struct CoordinatorState {
   std::map<uint32_t, Member> members;
   bool started = false;  // the samplers may start: quorum or join timeout
   std::vector<std::pair<uint32_t, caf::typed_response_promise<uint32_t>>> waiting;
-  std::set<std::pair<std::string, std::string>> logged;  // (peer, kind) refusals said once
-  std::map<std::string, uint64_t> stranger_refusals;      // of peers that are no member
+  // (peer, kind) refusals said once; at most max_logged, then refusals are only counted (a flood
+  // of new peers must not grow it without bound).
+  std::set<std::pair<std::string, std::string>> logged;
+  std::vector<caf::node_id> cut_off;  // processes of nodes cut off: they may not join again
 };
 
 using self_ptr = coordinator_core_actor::stateful_pointer<CoordinatorState>;
@@ -76,7 +80,7 @@ void start(self_ptr self, const std::string& why) {
   }
 }
 
-// The member of node `node` if `process` joined as it, for the log and the count otherwise.
+// The member numbered `node`, unless it is lost.
 Member* member_of(CoordinatorState& s, uint32_t node) {
   auto it = s.members.find(node);
   return it == s.members.end() || it->second.lost ? nullptr : &it->second;
@@ -88,23 +92,44 @@ Member* member_by_process(CoordinatorState& s, const caf::node_id& process) {
   return nullptr;
 }
 
+void lose(self_ptr self, uint32_t id, const std::string& why);
+
+// A node past cluster.max_refusals: lost, its intake and reports end (CAF 0.17 cannot close one
+// peer's connection; nothing of it is taken any more), it is told to stop, and its process may
+// not join again.
+void cut_off(self_ptr self, Member& m) {
+  auto& s = self->state;
+  const auto why = fmt::format("cut off after {} refused messages (cluster.max_refusals)",
+                               m.refusals);
+  fmt::print(stderr, "dvla: coordinator: node '{}' {}\n", m.assignment.name, why);
+  s.cut_off.push_back(m.process);
+  for (const auto& a : {caf::actor_cast<caf::actor>(m.intake), caf::actor_cast<caf::actor>(m.reports)})
+    if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->demonitor(m.node.address());
+  self->request(m.node, timeout_of(s.setup.config.cluster.connection_timeout_s),
+                shutdown_atom::value, "the coordinator " + why)
+      .then([](bool) {}, [](caf::error&) {});  // it may not listen: it is lost either way
+  lose(self, m.assignment.node, why);
+}
+
 // A message of `process` refused here or by another actor of the coordinator's side: said once
 // per peer and kind, counted against its node (the supervisor's status: `refused`).
 void on_refused(self_ptr self, const caf::node_id& process, const std::string& kind,
                 const std::string& why) {
+  constexpr size_t max_logged = 1024;
   auto& s = self->state;
   const auto peer = process ? caf::to_string(process) : std::string("anonymous");
   auto* m = member_by_process(s, process);
-  const uint32_t node = m ? m->assignment.node : 0;
-  const uint64_t count = m ? ++m->refusals : ++s.stranger_refusals[peer];
-  if (s.logged.insert({peer, kind}).second)
+  if (s.logged.size() < max_logged && s.logged.insert({peer, kind}).second)
     fmt::print(stderr,
                "dvla: coordinator: refused {} from {} (CAF node {}): {} (further refusals of this "
-               "kind from it are counted, not logged)\n",
+               "kind from it are counted, not logged{})\n",
                kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"),
-               peer, why);
-  self->send(s.setup.supervisor, refused_atom::value, node);
-  (void)count;
+               peer, why,
+               s.logged.size() == max_logged ? "; so are those of peers not yet named" : "");
+  self->send(s.setup.supervisor, refused_atom::value, m ? m->assignment.node : uint32_t{0});
+  if (m && ++m->refusals == static_cast<uint64_t>(s.setup.config.cluster.max_refusals))
+    cut_off(self, *m);
 }
 
 // Refuses a request of the sender: logged and counted as above, the error as the answer.
@@ -124,6 +149,9 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
   if (auto bounded = check_bounds(info); !bounded)
     return refuse_request(self, "join", "a join whose node info is out of bounds: " +
                                             bounded.error().message());
+  for (const auto& p : s.cut_off)
+    if (same_process(p, process))
+      return refuse_request(self, "join", "a join from the process of a node that was cut off");
   if (member_by_process(s, process))
     return refuse_request(self, "join", "a second join from the process of node '" +
                                             member_by_process(s, process)->assignment.name + "'");
@@ -254,20 +282,25 @@ void on_join_timeout(self_ptr self) {
                           ready_nodes(s), s.setup.config.cluster.nodes));
 }
 
-void on_node_down(self_ptr self, const caf::down_msg& down) {
+// Node `id` leaves the run (`why`): its place, relays and endpoints go, its acknowledged env steps
+// stay counted.
+void lose(self_ptr self, uint32_t id, const std::string& why) {
   auto& s = self->state;
-  for (auto& [id, m] : s.members) {
-    if (m.lost || m.released || m.node.address() != down.source) continue;
-    m.lost = true;
-    s.placed[m.assignment.group] -= m.assignment.samplers;  // a node that joins next refills it
-    route_around(self, id);
-    self->send(s.setup.control, lost_atom::value, m.assignment.name);
-    self->send(s.setup.supervisor, lost_atom::value, id,
-                   down.reason ? describe(down.reason) : std::string("it stopped"));
-    auto& w = s.waiting;
-    w.erase(std::remove_if(w.begin(), w.end(), [id = id](const auto& p) { return p.first == id; }),
-            w.end());
-  }
+  auto& m = s.members.at(id);
+  m.lost = true;
+  s.placed[m.assignment.group] -= m.assignment.samplers;  // a node that joins next refills it
+  route_around(self, id);
+  self->send(s.setup.control, lost_atom::value, m.assignment.name);
+  self->send(s.setup.supervisor, lost_atom::value, id, why);
+  auto& w = s.waiting;
+  w.erase(std::remove_if(w.begin(), w.end(), [id](const auto& p) { return p.first == id; }),
+          w.end());
+}
+
+void on_node_down(self_ptr self, const caf::down_msg& down) {
+  for (auto& [id, m] : self->state.members)
+    if (!m.lost && !m.released && m.node.address() == down.source)
+      lose(self, id, down.reason ? describe(down.reason) : std::string("it stopped"));
 }
 
 // Tells every node to stop; answered with how many acknowledged (a lost one cannot).
@@ -294,18 +327,27 @@ caf::result<uint32_t> release(self_ptr self) {
   return promise;
 }
 
-// The gate asks for the assignment of the node `process` joined as, to bind its intake to it.
-caf::result<NodeAssignment> intake_for(self_ptr self, const caf::node_id& process, uint32_t node,
-                                       const std::string& name) {
-  auto* m = member_of(self->state, node);
-  if (!m || !same_process(m->process, process) || m->assignment.name != name) {
-    on_refused(self, process, "segment intake",
-               "an intake for node " + std::to_string(node) + " ('" + name +
-                   "'), which that peer did not join as");
-    return make_error(errc::not_allowed, "node " + std::to_string(node) + " ('" + name +
-                                             "') is not this peer's");
+// The gate asks for the intake of the node `process` joined as: spawned once, bound to it.
+caf::result<segment_intake_actor> intake_for(self_ptr self, const caf::node_id& process,
+                                             uint32_t node, const std::string& name) {
+  auto& s = self->state;
+  auto* m = member_of(s, node);
+  std::string why;
+  if (!m || !same_process(m->process, process) || m->assignment.name != name)
+    why = "an intake for node " + std::to_string(node) + " ('" + name +
+          "'), which that peer did not join as";
+  else if (m->intake)
+    why = "a second intake for node '" + name + "'";
+  if (!why.empty()) {
+    on_refused(self, process, "segment intake", why);
+    return make_error(errc::not_allowed, why);
   }
-  return m->assignment;
+  m->intake = spawn_segment_intake(
+      *s.setup.data_system,
+      {m->assignment, process, s.setup.groups.at(m->assignment.group).max_segment_steps,
+       s.setup.trainer, s.setup.supervisor, self});
+  self->link_to(m->intake);  // it ends with the coordinator, at the run's end
+  return m->intake;
 }
 
 // Internal requests: this process's actors only (the coordinator is reachable by its handle).
@@ -348,7 +390,7 @@ coordinator_core_actor::behavior_type coordinator(self_ptr self, CoordinatorSetu
         on_join_timeout(self);
       },
       [self](intake_atom, const caf::node_id& process, uint32_t node,
-             const std::string& name) -> caf::result<NodeAssignment> {
+             const std::string& name) -> caf::result<segment_intake_actor> {
         if (!from_this_process(self)) return internal_only(self, "an intake request");
         return intake_for(self, process, node, name);
       },
@@ -393,7 +435,8 @@ void refuse_other_messages(caf::scheduled_actor* self, coordinator_core_actor co
 
 Coordinator spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup) {
   if (setup.groups.empty()) throw Failure("coordinator: the graph has no env group");
-  if (!setup.data_port) throw Failure("coordinator: no data port");
+  if (!setup.data_port || !setup.data_system || !setup.trainer)
+    throw Failure("coordinator: no data plane (port, actor system, trainer)");
   auto core = system.spawn(coordinator, std::move(setup));
   auto door = system.spawn(coordinator_door, core);
   // The door ends with the coordinator.

@@ -40,18 +40,23 @@ struct CoordinatorSetup {
   // The graph's env groups: each node's samplers go to the group furthest below its share.
   std::vector<GroupShape> groups;
   std::string graph_shape;  // graph_shape() of the coordinator's graph, which nodes must match
+  // Where each node's segment intake runs and whom it passes segments to (the data plane).
+  caf::actor_system* data_system = nullptr;
+  trainer_actor trainer;
 };
 
 // The coordinator behind its door: the door's requests (the same checks apply: a peer can reach
 // it by its handle, since it messages the nodes), and what only this process may ask:
 // (release): the run is over, every node is told to stop, answered with how many acknowledged;
 // (quorum): its join timer; (intake, process, node, name): the data plane's gate asks for the
-// assignment of the node that process joined as (an error when it did not); (refused, process,
-// kind, why): a message of that process was refused on the coordinator's side — logged once per
-// peer and kind, counted against its node, and a node past cluster.max_refusals is cut off.
+// segment intake of the node that process joined as — spawned once per node, bound to it, an
+// error for any other process or a second time; (refused, process, kind, why): a message of that
+// process was refused on the coordinator's side — logged once per peer and kind, counted against
+// its node; a node past cluster.max_refusals is cut off: lost (its intake and reports end, its
+// acknowledged env steps stay counted), told to stop, and its process may not join again.
 using coordinator_core_actor = coordinator_actor::extend<
     caf::replies_to<release_atom>::with<uint32_t>, caf::reacts_to<quorum_atom>,
-    caf::replies_to<intake_atom, caf::node_id, uint32_t, std::string>::with<NodeAssignment>,
+    caf::replies_to<intake_atom, caf::node_id, uint32_t, std::string>::with<segment_intake_actor>,
     caf::reacts_to<refused_atom, caf::node_id, std::string, std::string>>;
 
 struct Coordinator {

@@ -584,6 +584,8 @@ void open_cluster(self_ptr self) {
   c.graph_shape = s.graph_shape;
   auto data_port_of_gate = std::make_shared<std::atomic<uint16_t>>(0);
   c.data_port = data_port_of_gate;
+  c.data_system = &planes.data();
+  c.trainer = s.graph.trainer;
   // Published on the weights plane: the learner's distributor behind a door that takes attaches
   // only (whole versions come from the trainer, in this process).
   auto weights_door =
@@ -596,12 +598,7 @@ void open_cluster(self_ptr self) {
   auto coordinator = spawn_coordinator(self->system(), c);
   s.coordinator = coordinator.core;
   watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
-  SegmentGateSetup g;
-  g.trainer = s.graph.trainer;
-  g.supervisor = self;
-  g.coordinator = coordinator.core;
-  g.groups = s.groups;
-  s.gate = spawn_segment_gate(planes.data(), g);
+  s.gate = spawn_segment_gate(planes.data(), coordinator.core);
   watch(self, "segment gate", caf::actor_cast<caf::actor>(s.gate));
   const uint16_t wanted_data_port = listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 1);
   auto data_port = planes.publish(s.gate, listen->host, wanted_data_port);

@@ -44,8 +44,10 @@ bool from_process_of(caf::local_actor* self, const caf::node_id& expected) {
 bool from_this_process(caf::local_actor* self) { return from_process_of(self, self->node()); }
 
 std::string sender_text(caf::local_actor* self) {
-  const auto node = sender_node(self);
-  return node ? "node " + caf::to_string(node) : std::string("an anonymous sender");
+  const auto* sender = sender_of(self);
+  if (!sender) return "an anonymous sender";
+  const auto node = (*sender)->node();
+  return node ? "node " + caf::to_string(node) : std::string("this process");
 }
 
 }  // namespace dvla::actors
