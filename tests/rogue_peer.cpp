@@ -8,9 +8,12 @@
 //   weights   hand the learner's published weights port a whole version 2^64-1
 //   chunk     hand it a first chunk of a version that claims 2^40 bytes
 //   join      join anonymously (no sender to bind a node to)
-//   node      join as a node of its own, then send a sampling report claiming 10^9 env steps and
-//             ask for other nodes' relay places until the coordinator cuts it off; prints
-//             "node: refused: cut off: WHY" when it was told to stop, "node: TAKEN" otherwise
+//   node      join as a node of its own and take its segment intake, then: a segment of a sampler
+//             that is not its own, one of its own (8 envs x 32 steps of CartPole's shape) with a
+//             report claiming 10^9 env steps, the same claim as a report of its own, and requests
+//             for other nodes' relay places until the coordinator cuts it off; then one more
+//             segment. Prints "node: refused: cut off: WHY; SEGMENTS" when it was told to stop,
+//             where SEGMENTS says how each segment was answered; "node: TAKEN" otherwise
 #include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -30,6 +33,7 @@
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/messages/metrics.hpp>
+#include <dvla/messages/trajectory_segment.hpp>
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
 
@@ -71,9 +75,50 @@ msg::WeightChunkFrame huge_chunk() {
   return msg::build(chunk);
 }
 
+// A CartPole-shaped segment of `sampler`: 8 envs x 32 steps, nothing ended.
+struct RogueSegment {
+  std::vector<float> state = std::vector<float>(32 * 8 * 4, 0.01f);
+  std::vector<float> per_step = std::vector<float>(32 * 8, 0.0f);
+  std::vector<uint8_t> flags = std::vector<uint8_t>(32 * 8, 0);
+  std::vector<float> bootstrap = std::vector<float>(8, 0.0f);
+
+  msg::SegmentFrame frame(uint32_t sampler) const {
+    msg::TrajectorySegment m;
+    m.sampler_id = sampler;
+    m.observations.state = {state.data(), {32, 8, 4}};
+    m.actions = {per_step.data(), {32, 8, 1}};
+    m.rewards = {per_step.data(), {32, 8}};
+    m.terminated = {flags.data(), {32, 8}};
+    m.truncated = {flags.data(), {32, 8}};
+    m.log_probs = {per_step.data(), {32, 8}};
+    m.values = {per_step.data(), {32, 8}};
+    m.bootstrap_values = {bootstrap.data(), {8}};
+    m.success = {flags.data(), {32, 8}};
+    m.policy_versions.assign(32, 0);
+    return msg::build(m);
+  }
+};
+
+msg::MetricsFrame inflated_report() {
+  msg::SamplingReport inflated;
+  inflated.env_steps = 1000000000;
+  return msg::build(msg::Metrics{"sampler/0", 0, inflated});
+}
+
+// How the intake answered a segment.
+std::string ship(caf::scoped_actor& self, const segment_intake_actor& intake,
+                 const msg::SegmentFrame& segment) {
+  std::string out;
+  self->request(intake, wait, segment, inflated_report())
+      .receive([&](uint64_t) { out = "taken"; },
+               [&](const caf::error& e) { out = "refused (" + describe(e) + ")"; });
+  return out;
+}
+
 // Joins as a node (a process of its own, with an agent the coordinator can release), then
 // misbehaves until it is cut off.
-std::string misbehave(PlaneSystems& planes, const coordinator_actor& coordinator) {
+std::string misbehave(PlaneSystems& planes, const std::string& host,
+                      const coordinator_actor& coordinator) {
   auto stopped = std::make_shared<std::promise<std::string>>();
   auto told = stopped->get_future();
   auto agent = planes.data().spawn([stopped](node_actor::pointer) -> node_actor::behavior_type {
@@ -94,16 +139,28 @@ std::string misbehave(PlaneSystems& planes, const coordinator_actor& coordinator
       .receive([&](NodeAssignment& a, node_reports_actor& r) { assignment = a, reports = r; },
                [&](const caf::error& e) { failed = "join refused: " + describe(e); });
   if (!failed.empty()) return failed;
-  msg::SamplingReport inflated;
-  inflated.env_steps = 1000000000;
-  self->send(reports, msg::build(msg::Metrics{"sampler/0", 0, inflated}));
+  auto gate = planes.connect<segment_gate_actor>(planes.data(), host, assignment.data_port);
+  if (!gate) return "no gate: " + gate.error().message();
+  segment_intake_actor intake;
+  self->request(*gate, wait, join_atom::value, assignment.node, assignment.name)
+      .receive([&](segment_intake_actor& i) { intake = i; },
+               [&](const caf::error& e) { failed = "no intake: " + describe(e); });
+  if (!failed.empty()) return failed;
+  const RogueSegment segment;
+  std::string segments = "another's sampler: " +
+                         ship(self, intake, segment.frame(assignment.first_sampler +
+                                                          assignment.samplers)) +
+                         "; its own with 10^9 claimed: " +
+                         ship(self, intake, segment.frame(assignment.first_sampler));
+  self->send(reports, inflated_report());
   for (int i = 0; i < 100 && told.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready; ++i) {
     const uint32_t other = assignment.node == 1 ? 2 : 1;
     self->request(coordinator, wait, relay_atom::value, other, WeightsSource{"rogue", "", 1})
         .receive([](WeightsSource&) {}, [](const caf::error&) {});
   }
   if (told.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return "TAKEN";
-  return "refused: cut off: " + told.get();
+  segments += "; after the cut-off: " + ship(self, intake, segment.frame(assignment.first_sampler));
+  return "refused: cut off: " + told.get() + "; " + segments;
 }
 
 std::string attack(PlaneSystems& planes, const std::string& host, uint16_t control,
@@ -117,7 +174,7 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
     else target = door.error();
   } else {
     auto door = planes.connect<coordinator_actor>(planes.data(), host, control);
-    if (door && kind == "node") return misbehave(planes, *door);
+    if (door && kind == "node") return misbehave(planes, host, *door);
     if (door) target = caf::actor_cast<caf::actor>(*door);
     else target = door.error();
   }

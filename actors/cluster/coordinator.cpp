@@ -176,7 +176,6 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
   a.data_port = s.setup.data_port->load();
   auto reports = spawn_node_reports(self->system(), {a.node, a.name, process, s.setup.supervisor,
                                                      self});
-  self->link_to(reports);  // it ends with the coordinator
   Member m;
   m.assignment = a;
   m.node = node;
@@ -346,7 +345,6 @@ caf::result<segment_intake_actor> intake_for(self_ptr self, const caf::node_id& 
       *s.setup.data_system,
       {m->assignment, process, s.setup.groups.at(m->assignment.group).max_segment_steps,
        s.setup.trainer, s.setup.supervisor, self});
-  self->link_to(m->intake);  // it ends with the coordinator, at the run's end
   return m->intake;
 }
 
@@ -421,6 +419,11 @@ coordinator_actor::behavior_type coordinator_door(coordinator_actor::pointer sel
 }
 
 }  // namespace
+
+void end_with(caf::scheduled_actor* self, const coordinator_core_actor& core) {
+  self->monitor(core);
+  self->set_down_handler([self](caf::down_msg& down) { self->quit(down.reason); });
+}
 
 void refuse_other_messages(caf::scheduled_actor* self, coordinator_core_actor core,
                            std::string whose) {

@@ -66,6 +66,10 @@ struct Coordinator {
 
 Coordinator spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup);
 
+// Makes `self`, an actor the coordinator spawned for one node (its intake, its reports), end with
+// the coordinator. Watched, not linked: its own end (a node cut off) must not end the coordinator.
+void end_with(caf::scheduled_actor* self, const coordinator_core_actor& core);
+
 // Makes `self`, an actor a peer can reach, refuse every message outside its interface: answered
 // with an error, counted by `core` against the sender (`whose`: the actor, for the log).
 void refuse_other_messages(caf::scheduled_actor* self, coordinator_core_actor core,

@@ -41,6 +41,7 @@ void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
 node_reports_actor::behavior_type node_reports(self_ptr self, NodeReportsSetup setup) {
   name_failures(self, "reports/" + setup.name);
   self->state = std::move(setup);
+  end_with(self, self->state.coordinator);
   refuse_other_messages(self, self->state.coordinator, "reports/" + self->state.name);
   return {
       [self](const msg::MetricsFrame& frame) { on_metrics(self, frame); },

@@ -140,6 +140,7 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
 segment_intake_actor::behavior_type segment_intake(self_ptr self, SegmentIntakeSetup setup) {
   name_failures(self, "intake/" + setup.node.name);
   self->state.setup = std::move(setup);
+  end_with(self, self->state.setup.coordinator);
   refuse_other_messages(self, self->state.setup.coordinator,
                         "intake/" + self->state.setup.node.name);
   return {[self](msg::SegmentFrame& segment, msg::MetricsFrame& report) {
