@@ -21,11 +21,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <future>
-#include <memory>
 #include <iostream>
 #include <limits>
-#include <thread>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <dvla/actors/control/plane_systems.hpp>
@@ -147,13 +147,13 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
                [&](const caf::error& e) { failed = "no intake: " + describe(e); });
   if (!failed.empty()) return failed;
   const RogueSegment segment;
-  std::string segments = "another's sampler: " +
-                         ship(self, intake, segment.frame(assignment.first_sampler +
-                                                          assignment.samplers)) +
-                         "; its own with 10^9 claimed: " +
-                         ship(self, intake, segment.frame(assignment.first_sampler));
+  std::string segments =
+      "another's sampler: " +
+      ship(self, intake, segment.frame(assignment.first_sampler + assignment.samplers)) +
+      "; its own with 10^9 claimed: " + ship(self, intake, segment.frame(assignment.first_sampler));
   self->send(reports, inflated_report());
-  for (int i = 0; i < 100 && told.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready; ++i) {
+  for (int i = 0;
+       i < 100 && told.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready; ++i) {
     const uint32_t other = assignment.node == 1 ? 2 : 1;
     self->request(coordinator, wait, relay_atom::value, other, WeightsSource{"rogue", "", 1})
         .receive([](WeightsSource&) {}, [](const caf::error&) {});
@@ -170,13 +170,17 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
   Expected<caf::actor> target = Error("unknown case");
   if (kind == "weights" || kind == "chunk") {
     auto door = planes.connect<relay_door_actor>(planes.data(), host, weights);
-    if (door) target = caf::actor_cast<caf::actor>(*door);
-    else target = door.error();
+    if (door)
+      target = caf::actor_cast<caf::actor>(*door);
+    else
+      target = door.error();
   } else {
     auto door = planes.connect<coordinator_actor>(planes.data(), host, control);
     if (door && kind == "node") return misbehave(planes, host, *door);
-    if (door) target = caf::actor_cast<caf::actor>(*door);
-    else target = door.error();
+    if (door)
+      target = caf::actor_cast<caf::actor>(*door);
+    else
+      target = door.error();
   }
   if (!target) return "unreachable: " + target.error().message();
   caf::scoped_actor self{planes.data()};

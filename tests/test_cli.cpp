@@ -152,8 +152,7 @@ TEST_CASE("the other apps refuse bad command lines, naming what was wrong") {
 }
 
 TEST_CASE("secure by default: beyond loopback a coordinator or node without TLS refuses to start") {
-  const std::string keys =
-      "set cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile";
+  const std::string keys = "set cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile";
   // 192.0.2.0/24 is for documentation: nothing is dialled or bound, the refusal comes first.
   check_refused(DVLA_PPO, "--listen 192.0.2.1:7000", 2, keys);
   check_refused(DVLA_PPO, "--listen 192.0.2.1:7000", 2, "cluster.insecure=true");

@@ -449,8 +449,8 @@ TEST_CASE(
   Cluster cluster("rogue");
   const auto logdir = cluster.dir() + "/run";
   REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
-                                     "eval.every=25", "--set", "cluster.max_refusals=5",
-                                     "--logdir", logdir}) != 0);
+                                     "eval.every=25", "--set", "cluster.max_refusals=5", "--logdir",
+                                     logdir}) != 0);
   auto& coordinator = cluster.coordinator();
   std::smatch m;
   const auto first_lines = coordinator.err();
@@ -467,8 +467,9 @@ TEST_CASE(
       {"join", "join: refused"},
       {"weights", "weights: refused: not_allowed: a message from node "},
       {"chunk", "chunk: refused: not_allowed: a message from node "},
-      {"node", "node: refused: cut off: the coordinator cut off after 5 refused messages "
-               "(cluster.max_refusals); another's sampler: refused ("}};
+      {"node",
+       "node: refused: cut off: the coordinator cut off after 5 refused messages "
+       "(cluster.max_refusals); another's sampler: refused ("}};
   for (const auto& [attack, answer] : attacks) {
     ChildProcess rogue(DVLA_ROGUE,
                        {"127.0.0.1", std::to_string(cluster.port()), weights_port, attack},
@@ -478,7 +479,8 @@ TEST_CASE(
     MESSAGE(said);
     CHECK_MESSAGE(said.find(answer) == 0, said, rogue.err());
     // Once cut off, its intake takes nothing more.
-    if (attack == "node") CHECK_MESSAGE(said.find("; after the cut-off: refused (") != std::string::npos, said);
+    if (attack == "node")
+      CHECK_MESSAGE(said.find("; after the cut-off: refused (") != std::string::npos, said);
   }
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
@@ -496,8 +498,7 @@ TEST_CASE(
         "refused report from node 'rogue' (CAF node ",
         "a report other than a refusal from node 'rogue'",
         "refused relay place from node 'rogue' (CAF node ",
-        "refused segment from node 'rogue' (CAF node ",
-        ", which is not node 'rogue''s (samplers ",
+        "refused segment from node 'rogue' (CAF node ", ", which is not node 'rogue''s (samplers ",
         "node 'rogue' cut off after 5 refused messages (cluster.max_refusals)"})
     CHECK_MESSAGE(log.find(line) != std::string::npos, line);
   const auto summary = cluster.summary();

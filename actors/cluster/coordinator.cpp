@@ -99,11 +99,12 @@ void lose(self_ptr self, uint32_t id, const std::string& why);
 // not join again.
 void cut_off(self_ptr self, Member& m) {
   auto& s = self->state;
-  const auto why = fmt::format("cut off after {} refused messages (cluster.max_refusals)",
-                               m.refusals);
+  const auto why =
+      fmt::format("cut off after {} refused messages (cluster.max_refusals)", m.refusals);
   fmt::print(stderr, "dvla: coordinator: node '{}' {}\n", m.assignment.name, why);
   s.cut_off.push_back(m.process);
-  for (const auto& a : {caf::actor_cast<caf::actor>(m.intake), caf::actor_cast<caf::actor>(m.reports)})
+  for (const auto& a :
+       {caf::actor_cast<caf::actor>(m.intake), caf::actor_cast<caf::actor>(m.reports)})
     if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
   self->demonitor(m.node.address());
   self->request(m.node, timeout_of(s.setup.config.cluster.connection_timeout_s),
@@ -121,12 +122,12 @@ void on_refused(self_ptr self, const caf::node_id& process, const std::string& k
   const auto peer = process ? caf::to_string(process) : std::string("anonymous");
   auto* m = member_by_process(s, process);
   if (s.logged.size() < max_logged && s.logged.insert({peer, kind}).second)
-    fmt::print(stderr,
-               "dvla: coordinator: refused {} from {} (CAF node {}): {} (further refusals of this "
-               "kind from it are counted, not logged{})\n",
-               kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"),
-               peer, why,
-               s.logged.size() == max_logged ? "; so are those of peers not yet named" : "");
+    fmt::print(
+        stderr,
+        "dvla: coordinator: refused {} from {} (CAF node {}): {} (further refusals of this "
+        "kind from it are counted, not logged{})\n",
+        kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"), peer,
+        why, s.logged.size() == max_logged ? "; so are those of peers not yet named" : "");
   self->send(s.setup.supervisor, refused_atom::value, m ? m->assignment.node : uint32_t{0});
   if (m && ++m->refusals == static_cast<uint64_t>(s.setup.config.cluster.max_refusals))
     cut_off(self, *m);
@@ -147,14 +148,15 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
   if (!same_process(node.node(), process))
     return refuse_request(self, "join", "a join that names an actor of another process");
   if (auto bounded = check_bounds(info); !bounded)
-    return refuse_request(self, "join", "a join whose node info is out of bounds: " +
-                                            bounded.error().message());
+    return refuse_request(self, "join",
+                          "a join whose node info is out of bounds: " + bounded.error().message());
   for (const auto& p : s.cut_off)
     if (same_process(p, process))
       return refuse_request(self, "join", "a join from the process of a node that was cut off");
   if (member_by_process(s, process))
-    return refuse_request(self, "join", "a second join from the process of node '" +
-                                            member_by_process(s, process)->assignment.name + "'");
+    return refuse_request(self, "join",
+                          "a second join from the process of node '" +
+                              member_by_process(s, process)->assignment.name + "'");
   if (name_taken(s, info.name))
     return make_error(errc::bad_setup, "a node named '" + info.name +
                                            "' is in the run already; give each node its own "
@@ -174,8 +176,8 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
   a.envs_per_sampler = group.envs_per_sampler;
   a.replicas = static_cast<uint32_t>(s.setup.config.cluster.node_replicas);
   a.data_port = s.setup.data_port->load();
-  auto reports = spawn_node_reports(self->system(), {a.node, a.name, process, s.setup.supervisor,
-                                                     self});
+  auto reports =
+      spawn_node_reports(self->system(), {a.node, a.name, process, s.setup.supervisor, self});
   Member m;
   m.assignment = a;
   m.node = node;
@@ -198,13 +200,13 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
 Expected<Member*> speaking_for(self_ptr self, uint32_t node, const std::string& kind) {
   auto* m = member_of(self->state, node);
   if (!m) {
-    refuse_request(self, kind, "a " + kind + " for node " + std::to_string(node) +
-                                   ", which is not in the run");
+    refuse_request(self, kind,
+                   "a " + kind + " for node " + std::to_string(node) + ", which is not in the run");
     return Error("node " + std::to_string(node) + " is not in the run");
   }
   if (!from_process_of(self, m->process)) {
-    refuse_request(self, kind, "a " + kind + " for node '" + m->assignment.name +
-                                   "' from another process");
+    refuse_request(self, kind,
+                   "a " + kind + " for node '" + m->assignment.name + "' from another process");
     return Error("only node '" + m->assignment.name + "' speaks for itself");
   }
   return m;

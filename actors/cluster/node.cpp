@@ -17,11 +17,11 @@
 #include <dvla/actors/cluster/uplink.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/distribution/relay_door.hpp>
-#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/blocking_ask.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
+#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
 #include <dvla/runtime/config/cluster_address.hpp>
@@ -43,15 +43,17 @@ constexpr auto idle_check = std::chrono::milliseconds(200);
 // from every peer the node talks to (a relay neighbour too).
 node_actor::behavior_type node_agent(node_actor::pointer self, caf::actor main,
                                      caf::node_id coordinator) {
-  self->set_default_handler([](caf::scheduled_actor* self, caf::message_view&) -> caf::result<caf::message> {
-    report_rejected({}, "node agent", "a message it does not take, from " + sender_text(self));
-    return make_error(errc::not_allowed, "the node agent does not take this message");
-  });
+  self->set_default_handler(
+      [](caf::scheduled_actor* self, caf::message_view&) -> caf::result<caf::message> {
+        report_rejected({}, "node agent", "a message it does not take, from " + sender_text(self));
+        return make_error(errc::not_allowed, "the node agent does not take this message");
+      });
   return {
       [self, main, coordinator](shutdown_atom a, const std::string& why) -> caf::result<bool> {
         if (!from_process_of(self, coordinator)) {
-          report_rejected({}, "node agent", "a shutdown from " + sender_text(self) +
-                                                ", which is not the coordinator");
+          report_rejected(
+              {}, "node agent",
+              "a shutdown from " + sender_text(self) + ", which is not the coordinator");
           return make_error(errc::not_allowed, "only the coordinator releases a node");
         }
         caf::anon_send(main, a, why);
@@ -59,9 +61,9 @@ node_actor::behavior_type node_agent(node_actor::pointer self, caf::actor main,
       },
       [self, main, coordinator](relay_atom a, const WeightsSource& source) {
         if (!from_process_of(self, coordinator))
-          return report_rejected({}, "node agent", "a new weights source from " +
-                                                       sender_text(self) +
-                                                       ", which is not the coordinator");
+          return report_rejected(
+              {}, "node agent",
+              "a new weights source from " + sender_text(self) + ", which is not the coordinator");
         caf::anon_send(main, a, source);
       },
   };
@@ -187,9 +189,9 @@ class Node {
       watched_.add(self_, name, a);
     };
     context.node_uplink = [this, segment_intake](const std::string& sampler) {
-      auto uplink =
-          spawn_uplink(planes_.data(), {sampler, segment_intake,
-                                        caf::actor_cast<caf::actor>(reports_), acknowledged_});
+      auto uplink = spawn_uplink(
+          planes_.data(),
+          {sampler, segment_intake, caf::actor_cast<caf::actor>(reports_), acknowledged_});
       watched_.add(self_, "uplink/" + sampler, caf::actor_cast<caf::actor>(uplink));
       return uplink;
     };

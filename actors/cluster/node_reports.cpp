@@ -27,8 +27,8 @@ void refuse_report(self_ptr self, const std::string& kind, const std::string& wh
 void on_metrics(self_ptr self, const msg::MetricsFrame& frame) {
   auto& s = self->state;
   if (!from_the_node(self))
-    return refuse_report(self, "report", "a report for node '" + s.name + "' from " +
-                                             sender_text(self));
+    return refuse_report(self, "report",
+                         "a report for node '" + s.name + "' from " + sender_text(self));
   auto m = msg::read(frame);
   if (!m) return refuse_report(self, "malformed report", m.error().message());
   if (!std::holds_alternative<msg::RejectionReport>(m->report))
@@ -47,8 +47,8 @@ node_reports_actor::behavior_type node_reports(self_ptr self, NodeReportsSetup s
       [self](const msg::MetricsFrame& frame) { on_metrics(self, frame); },
       [self](delivered_atom a, const std::string& name, uint64_t version, uint64_t bytes) {
         if (!from_the_node(self))
-          return refuse_report(self, "delivery", "a weights delivery report from " +
-                                                     sender_text(self));
+          return refuse_report(self, "delivery",
+                               "a weights delivery report from " + sender_text(self));
         self->send(self->state.supervisor, a, name, version, bytes);
       },
   };

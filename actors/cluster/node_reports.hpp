@@ -16,8 +16,8 @@ namespace dvla::actors {
 
 struct NodeReportsSetup {
   uint32_t node = 0;
-  std::string name;       // the node's
-  caf::node_id process;   // the process that joined as the node
+  std::string name;      // the node's
+  caf::node_id process;  // the process that joined as the node
   supervisor_actor supervisor;
   coordinator_core_actor coordinator;  // counts the refusals
 };

@@ -67,16 +67,15 @@ uint64_t episodes_ended(const msg::TrajectorySegment& segment) {
 // refused) and hands back those that acknowledged segments have ended.
 Expected<msg::SamplingReport> counted(SegmentIntakeState& s, const msg::SamplingReport& reported,
                                       uint64_t env_steps, uint64_t ended) {
-  const size_t most = 4 * static_cast<size_t>(s.setup.node.samplers) *
-                          s.setup.node.envs_per_sampler + 64;
+  const size_t most =
+      4 * static_cast<size_t>(s.setup.node.samplers) * s.setup.node.envs_per_sampler + 64;
   if (reported.episode_returns.size() != reported.episode_successes.size())
     return Error("a report with " + std::to_string(reported.episode_returns.size()) +
                  " returns and " + std::to_string(reported.episode_successes.size()) +
                  " successes");
   if (s.reported.size() + reported.episode_returns.size() > most)
     return Error("more episodes reported than its samplers' envs can have ended (" +
-                 std::to_string(s.reported.size() + reported.episode_returns.size()) +
-                 " waiting)");
+                 std::to_string(s.reported.size() + reported.episode_returns.size()) + " waiting)");
   for (size_t i = 0; i < reported.episode_returns.size(); ++i) {
     if (!std::isfinite(reported.episode_returns[i]))
       return Error("a report with a return that is not finite");
@@ -99,17 +98,18 @@ Expected<msg::SamplingReport> counted(SegmentIntakeState& s, const msg::Sampling
 caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::MetricsFrame report) {
   auto& s = self->state;
   if (!from_process_of(self, s.setup.process))
-    return refuse_segment(self, "segment", "a segment for node '" + s.setup.node.name + "' from " +
-                                               sender_text(self));
+    return refuse_segment(
+        self, "segment",
+        "a segment for node '" + s.setup.node.name + "' from " + sender_text(self));
   const auto read = msg::read(segment);
   if (!read) return refuse_segment(self, "malformed segment", read.error().message());
   if (auto why = misfit(s.setup, *read); !why.empty()) return refuse_segment(self, "segment", why);
   const auto metrics = msg::read(report);
   const auto* sampling = metrics ? std::get_if<msg::SamplingReport>(&metrics->report) : nullptr;
   if (!sampling)
-    return refuse_segment(self, "segment report",
-                          metrics ? "a segment's report that is not sampling's"
-                                  : metrics.error().message());
+    return refuse_segment(
+        self, "segment report",
+        metrics ? "a segment's report that is not sampling's" : metrics.error().message());
   const uint64_t env_steps = static_cast<uint64_t>(read->valid_steps());
   const uint64_t ended = episodes_ended(*read);
   const uint64_t oldest = read->oldest_version();
@@ -119,8 +119,8 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
   // coordinator's watchdog reports.
   self->request(s.setup.trainer, caf::infinite, std::move(segment))
       .then(
-          [self, promise, reported = *sampling, source = metrics->source, env_steps, ended,
-           oldest, bytes](uint64_t version) mutable {
+          [self, promise, reported = *sampling, source = metrics->source, env_steps, ended, oldest,
+           bytes](uint64_t version) mutable {
             auto& s = self->state;
             auto r = counted(s, reported, env_steps, ended);
             if (!r) {
@@ -129,8 +129,8 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
               r = counted(s, msg::SamplingReport{}, env_steps, ended);
             }
             const uint64_t lag = version > oldest ? version - oldest : 0;
-            self->send(s.setup.supervisor, acked_atom::value, s.setup.node.node, bytes, lag,
-                       oldest, msg::build(msg::Metrics{source, steady_now_ns(), std::move(*r)}));
+            self->send(s.setup.supervisor, acked_atom::value, s.setup.node.node, bytes, lag, oldest,
+                       msg::build(msg::Metrics{source, steady_now_ns(), std::move(*r)}));
             promise.deliver(version);
           },
           [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });

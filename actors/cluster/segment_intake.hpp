@@ -21,8 +21,8 @@
 namespace dvla::actors {
 
 struct SegmentIntakeSetup {
-  NodeAssignment node;     // its samplers, their envs, its group
-  caf::node_id process;    // the process that joined as the node
+  NodeAssignment node;   // its samplers, their envs, its group
+  caf::node_id process;  // the process that joined as the node
   uint32_t max_segment_steps = 0;
   trainer_actor trainer;
   supervisor_actor supervisor;

@@ -45,11 +45,12 @@ caf::result<uint64_t> ship(self_ptr self, msg::SegmentFrame& segment) {
   const uint64_t steps = read ? static_cast<uint64_t>(read->valid_steps()) : 0;
   auto promise = self->make_response_promise<uint64_t>();
   self->request(s.setup.intake, caf::infinite, std::move(segment), std::move(report))
-      .then([promise, steps, counter = s.setup.acknowledged](uint64_t version) mutable {
-              if (counter) *counter += steps;
-              promise.deliver(version);
-            },
-            [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+      .then(
+          [promise, steps, counter = s.setup.acknowledged](uint64_t version) mutable {
+            if (counter) *counter += steps;
+            promise.deliver(version);
+          },
+          [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
   return promise;
 }
 

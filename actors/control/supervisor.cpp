@@ -14,10 +14,10 @@
 
 #include <dvla/actors/cluster/coordinator.hpp>
 #include <dvla/actors/cluster/segment_gate.hpp>
-#include <dvla/actors/distribution/relay_door.hpp>
 #include <dvla/actors/control/control_plane.hpp>
 #include <dvla/actors/control/graph_restarts.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
+#include <dvla/actors/distribution/relay_door.hpp>
 #include <dvla/actors/graph/graph_builder.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>

@@ -177,8 +177,8 @@ caf::expected<uint64_t> take_whole(self_ptr self, const msg::WeightsFrame& frame
   if (!s.latest.empty() && update->version < s.latest_version)
     return refuse(s.setup.supervisor, s.setup.name, errc::incompatible_message,
                   "weights version " + std::to_string(update->version) +
-                      " is older than the version it holds, " +
-                      std::to_string(s.latest_version) + ": versions only increase");
+                      " is older than the version it holds, " + std::to_string(s.latest_version) +
+                      ": versions only increase");
   if (auto refused = stage_locally(s, frame, *update)) return refused;
   s.latest = frame;
   s.latest_version = update->version;

@@ -17,8 +17,8 @@
 #include <dvla/gpu/pool_lease.hpp>
 #include <dvla/runtime/learners/learner_algorithm.hpp>
 #include <dvla/runtime/platform/machine_topology.hpp>
-#include <dvla/runtime/run/step_budgets.hpp>
 #include <dvla/runtime/policies/policy.hpp>
+#include <dvla/runtime/run/step_budgets.hpp>
 #include <dvla/runtime/weights/double_buffered_replica.hpp>
 #include <dvla/runtime/weights/flat_parameters.hpp>
 

@@ -46,8 +46,8 @@ typename Inspector::result_type inspect(Inspector& f, NodeStatus& x) {
   return f(caf::meta::type_name("dvla::NodeStatus"), x.id, x.name, x.host, x.state, x.cores, x.gpus,
            x.samplers, x.group, x.envs, x.replicas, x.env_steps, x.steps_per_second, x.segments,
            x.segment_bytes, x.policy_lag_mean, x.weights_version, x.weights_from, x.weight_updates,
-           x.weight_bytes, x.control_rtt_us, x.start_version, x.first_segment_version, x.lost_reason,
-           x.refused);
+           x.weight_bytes, x.control_rtt_us, x.start_version, x.first_segment_version,
+           x.lost_reason, x.refused);
 }
 
 template <class Inspector>
@@ -72,11 +72,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
-           x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages, x.refused_strangers, x.learner,
-           x.evaluations, x.last_evaluation, x.first_at_target, x.control, x.memory, x.groups,
-           x.segments_dropped, x.nodes, x.version_skew, x.placement, x.last_checkpoint,
-           x.checkpoint_failures, x.checkpoint_error, x.restarts, x.last_restart, x.finished,
-           x.failure);
+           x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages,
+           x.refused_strangers, x.learner, x.evaluations, x.last_evaluation, x.first_at_target,
+           x.control, x.memory, x.groups, x.segments_dropped, x.nodes, x.version_skew, x.placement,
+           x.last_checkpoint, x.checkpoint_failures, x.checkpoint_error, x.restarts, x.last_restart,
+           x.finished, x.failure);
 }
 
 }  // namespace dvla

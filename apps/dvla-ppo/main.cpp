@@ -331,8 +331,7 @@ void add_run(json& summary, const Config& config) {
   summary["blas"] = dvla::loaded_blas();
   // A multi-node run's transport: "tls", "plain" on loopback, "insecure" where cluster.insecure
   // let it run in plain TCP beyond loopback.
-  if (!config.cluster.listen.empty())
-    summary["transport"] = transport_text(config.cluster);
+  if (!config.cluster.listen.empty()) summary["transport"] = transport_text(config.cluster);
 }
 
 int fail(const std::string& what) {

@@ -333,7 +333,8 @@ Status validate(const ClusterConfig& c, RunMode mode) {
 Status check_transport_security(const ClusterConfig& cluster, const std::string& host,
                                 const std::string& what) {
   if (cluster.tls() || cluster.insecure || is_loopback_host(host)) return Status::ok();
-  return Error(what + " is beyond this machine's loopback, and without TLS anyone who reaches it "
+  return Error(what +
+               " is beyond this machine's loopback, and without TLS anyone who reaches it "
                "could join or command the run: set cluster.tls.certificate, cluster.tls.key and "
                "cluster.tls.cafile (scripts/cluster-certs.sh makes them), or run in plain TCP "
                "on purpose with cluster.insecure=true");
