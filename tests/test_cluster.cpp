@@ -505,7 +505,8 @@ TEST_CASE(
   REQUIRE(summary.is_object());
   // release, quorum (outside the door's interface) and the anonymous join: strangers'; the
   // version and the chunk: the weights door's; the rogue node's five (a segment of another's
-  // sampler, its report, relay requests): its own.
+  // sampler, its report, relay requests) and those still on their way when it was cut off: its
+  // own.
   CHECK(summary["refused_strangers"].get<uint64_t>() == 3);
   CHECK(summary["rejected_messages"].get<uint64_t>() >= 10);
   REQUIRE(summary["nodes"].size() == 3);

@@ -63,24 +63,32 @@ uint64_t episodes_ended(const msg::TrajectorySegment& segment) {
   return ended;
 }
 
-// Takes the episodes the node reported (at most a few batches' worth waiting: a report of more is
-// refused) and hands back those that acknowledged segments have ended.
-Expected<msg::SamplingReport> counted(SegmentIntakeState& s, const msg::SamplingReport& reported,
-                                      uint64_t env_steps, uint64_t ended) {
-  const size_t most =
-      4 * static_cast<size_t>(s.setup.node.samplers) * s.setup.node.envs_per_sampler + 64;
-  if (reported.episode_returns.size() != reported.episode_successes.size())
-    return Error("a report with " + std::to_string(reported.episode_returns.size()) +
-                 " returns and " + std::to_string(reported.episode_successes.size()) +
-                 " successes");
-  if (s.reported.size() + reported.episode_returns.size() > most)
-    return Error("more episodes reported than its samplers' envs can have ended (" +
-                 std::to_string(s.reported.size() + reported.episode_returns.size()) + " waiting)");
-  for (size_t i = 0; i < reported.episode_returns.size(); ++i) {
-    if (!std::isfinite(reported.episode_returns[i]))
-      return Error("a report with a return that is not finite");
+// The most episodes the node's reports may hold waiting for segments that ended them: a few
+// batches of every env of its samplers.
+size_t most_waiting(const SegmentIntakeSetup& s) {
+  return 4 * static_cast<size_t>(s.node.samplers) * s.node.envs_per_sampler + 64;
+}
+
+// Why a report cannot be a sampler's of this node, or empty.
+std::string bad_report(const SegmentIntakeSetup& s, const msg::SamplingReport& r) {
+  if (r.episode_returns.size() != r.episode_successes.size())
+    return "a report with " + std::to_string(r.episode_returns.size()) + " returns and " +
+           std::to_string(r.episode_successes.size()) + " successes";
+  if (r.episode_returns.size() > most_waiting(s))
+    return "a report of " + std::to_string(r.episode_returns.size()) +
+           " episodes, more than its samplers' envs can have ended";
+  for (const double x : r.episode_returns)
+    if (!std::isfinite(x)) return "a report with a return that is not finite";
+  return {};
+}
+
+// What an acknowledged segment counts: its own valid steps, and of the episodes the node reported
+// (kept waiting, the oldest dropped past most_waiting) as many as its segments have ended.
+msg::SamplingReport counted(SegmentIntakeState& s, const msg::SamplingReport& reported,
+                            uint64_t env_steps, uint64_t ended) {
+  for (size_t i = 0; i < reported.episode_returns.size(); ++i)
     s.reported.push_back({reported.episode_returns[i], reported.episode_successes[i]});
-  }
+  while (s.reported.size() > most_waiting(s.setup)) s.reported.pop_front();
   s.ended += ended;
   msg::SamplingReport r;
   r.group = s.setup.node.group;
@@ -110,6 +118,8 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
     return refuse_segment(
         self, "segment report",
         metrics ? "a segment's report that is not sampling's" : metrics.error().message());
+  if (auto why = bad_report(s.setup, *sampling); !why.empty())
+    return refuse_segment(self, "segment report", why);
   const uint64_t env_steps = static_cast<uint64_t>(read->valid_steps());
   const uint64_t ended = episodes_ended(*read);
   const uint64_t oldest = read->oldest_version();
@@ -123,14 +133,9 @@ caf::result<uint64_t> take(self_ptr self, msg::SegmentFrame segment, msg::Metric
            bytes](uint64_t version) mutable {
             auto& s = self->state;
             auto r = counted(s, reported, env_steps, ended);
-            if (!r) {
-              // The segment counts (the learner took it); the node's report of it does not.
-              refuse_segment(self, "segment report", r.error().message());
-              r = counted(s, msg::SamplingReport{}, env_steps, ended);
-            }
             const uint64_t lag = version > oldest ? version - oldest : 0;
             self->send(s.setup.supervisor, acked_atom::value, s.setup.node.node, bytes, lag, oldest,
-                       msg::build(msg::Metrics{source, steady_now_ns(), std::move(*r)}));
+                       msg::build(msg::Metrics{source, steady_now_ns(), std::move(r)}));
             promise.deliver(version);
           },
           [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });

@@ -165,7 +165,9 @@ void build_inference(Builder& b) {
     }
   }
   DistributorSetup d;
-  d.version_bytes = version_bytes(b);
+  // A node's distributor takes versions in chunks from a peer: their size is checked before
+  // anything is allocated. (The learner's takes whole versions from its own trainer only.)
+  if (b.node_part()) d.version_bytes = version_bytes(b);
   d.replicas = b.replica_weights;
   d.track = b.track(d.name, Lane::distribution);
   d.timeout_s = b.config().run.message_timeout_s;
