@@ -11,7 +11,9 @@
 //   node      join as a node of its own and take its segment intake, then: a segment of a sampler
 //             that is not its own, one of its own (8 envs x 32 steps of CartPole's shape) with a
 //             report claiming 10^9 env steps, the same claim as a report of its own, and requests
-//             for other nodes' relay places until the coordinator cuts it off; then one more
+//             for other nodes' relay places until the coordinator cuts it off; it also says it
+//             is ready with an endpoint of its own and, once the coordinator's control plane
+//             pinged that, orders the control plane to pause every sampler; then one more
 //             segment. Prints "node: refused: cut off: WHY; SEGMENTS" when it was told to stop,
 //             where SEGMENTS says how each segment was answered; "node: TAKEN" otherwise
 #include <unistd.h>
@@ -26,12 +28,15 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
+#include <dvla/messages/control_command.hpp>
 #include <dvla/messages/metrics.hpp>
 #include <dvla/messages/trajectory_segment.hpp>
 #include <dvla/messages/weight_chunk.hpp>
@@ -115,6 +120,42 @@ std::string ship(caf::scoped_actor& self, const segment_intake_actor& intake,
   return out;
 }
 
+// Says it is ready with an endpoint of its own: the coordinator's control plane pings it, and so
+// shows itself; the endpoint then orders the control plane to pause every sampler of the run.
+// How that order was answered.
+std::string command_control_plane(PlaneSystems& planes, caf::scoped_actor& self,
+                                  const coordinator_actor& coordinator, uint32_t node) {
+  auto answered = std::make_shared<std::promise<std::string>>();
+  auto outcome = answered->get_future();
+  auto endpoint = planes.data().spawn(
+      [answered](control_endpoint_actor::pointer me) -> control_endpoint_actor::behavior_type {
+        auto asked = std::make_shared<bool>(false);
+        return {
+            [me, answered, asked](const msg::ControlFrame&) -> std::tuple<uint64_t, int64_t> {
+              if (!std::exchange(*asked, true)) {
+                const auto control = caf::actor_cast<caf::actor>(me->current_sender());
+                me->request(control, wait,
+                            msg::build(msg::ControlCommand{msg::Command::pause, 99, {}}))
+                    .then([answered](uint64_t) { answered->set_value("taken"); },
+                          [answered](caf::error& e) {
+                            answered->set_value("refused (" + describe(e) + ")");
+                          });
+              }
+              return {0, -1};
+            },
+            [](replace_atom, const caf::actor&) {},
+        };
+      });
+  std::string failed;
+  self->request(coordinator, wait, ready_atom::value, node,
+                std::vector<EndpointRef>{{"rogue/sampler", endpoint, true, ""}})
+      .receive([](uint32_t) {}, [&](const caf::error& e) { failed = describe(e); });
+  if (!failed.empty()) return "not ready: " + failed;
+  if (outcome.wait_for(std::chrono::seconds(15)) != std::future_status::ready)
+    return "the control plane never pinged";
+  return "pause all through the control plane: " + outcome.get();
+}
+
 // Joins as a node (a process of its own, with an agent the coordinator can release), then
 // misbehaves until it is cut off.
 std::string misbehave(PlaneSystems& planes, const std::string& host,
@@ -151,6 +192,7 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
       "another's sampler: " +
       ship(self, intake, segment.frame(assignment.first_sampler + assignment.samplers)) +
       "; its own with 10^9 claimed: " + ship(self, intake, segment.frame(assignment.first_sampler));
+  segments += "; " + command_control_plane(planes, self, coordinator, assignment.node);
   self->send(reports, inflated_report());
   for (int i = 0;
        i < 100 && told.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready; ++i) {

@@ -478,9 +478,13 @@ TEST_CASE(
     const auto said = rogue.out();
     MESSAGE(said);
     CHECK_MESSAGE(said.find(answer) == 0, said, rogue.err());
+    if (attack != "node") continue;
+    // It reached the control plane (as the sender of its pings) and was refused there.
+    CHECK_MESSAGE(said.find("pause all through the control plane: refused (not_allowed: only "
+                            "this process commands the control plane)") != std::string::npos,
+                  said);
     // Once cut off, its intake takes nothing more.
-    if (attack == "node")
-      CHECK_MESSAGE(said.find("; after the cut-off: refused (") != std::string::npos, said);
+    CHECK_MESSAGE(said.find("; after the cut-off: refused (") != std::string::npos, said);
   }
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(a.wait() == 0, a.err());

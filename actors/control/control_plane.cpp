@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <dvla/actors/support/actor_support.hpp>
+#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
@@ -120,14 +121,32 @@ control_plane_actor::behavior_type control_plane(self_ptr self, ControlPlaneSetu
   name_failures(self, "control plane");
   self->state.setup = std::move(setup);
   schedule_ping(self);
+  // In a multi-node run a peer can reach it (it messages the nodes' endpoints): every order comes
+  // from this process (the supervisor, the coordinator, its own timer).
+  const auto ours = [self](const char* what) {
+    if (from_this_process(self)) return true;
+    report_rejected(self->state.setup.supervisor, "control plane",
+                    std::string(what) + " from " + sender_text(self) +
+                        " refused: only this process commands the control plane");
+    return false;
+  };
   return {
-      [self](const msg::ControlFrame& frame) { return on_command(self, frame); },
-      [self](ping_atom) { ping_round(self); },
-      [self](join_atom, const std::vector<EndpointRef>& endpoints) {
+      [self, ours](const msg::ControlFrame& frame) -> caf::result<uint64_t> {
+        if (!ours("a control command"))
+          return make_error(errc::not_allowed, "only this process commands the control plane");
+        return on_command(self, frame);
+      },
+      [self, ours](ping_atom) {
+        if (ours("a ping round")) ping_round(self);
+      },
+      [self, ours](join_atom, const std::vector<EndpointRef>& endpoints) {
+        if (!ours("endpoints")) return;
         auto& mine = self->state.setup.endpoints;
         mine.insert(mine.end(), endpoints.begin(), endpoints.end());
       },
-      [self](lost_atom, const std::string& node) { drop_node(self, node); },
+      [self, ours](lost_atom, const std::string& node) {
+        if (ours("a node's loss")) drop_node(self, node);
+      },
   };
 }
 
