@@ -1,9 +1,11 @@
 #include <dvla/actors/cluster/node.hpp>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <torch/cuda.h>
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -79,16 +81,23 @@ Status same_graph(const Graph& graph, const NodeAssignment& a) {
 }
 
 // Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
+// The error names each distinct failure seen (a TLS refusal says more than an attempt cut short
+// by the deadline, whichever came last).
 Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(setup.cluster.join_timeout_s);
-  for (;;) {
+  std::vector<std::string> seen;
+  for (int attempt = 1;; ++attempt) {
     auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
                                                setup.coordinator.port);
     if (c) return c;
+    if (auto why = c.error().message();
+        seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
+      seen.push_back(std::move(why));
     if (std::chrono::steady_clock::now() >= deadline)
-      return Error("no coordinator within cluster.join_timeout_s = " +
-                   fmt::format("{}", setup.cluster.join_timeout_s) + " s: " + c.error().message());
+      return Error(fmt::format("no coordinator within cluster.join_timeout_s = {} s ({} "
+                               "attempts): {}",
+                               setup.cluster.join_timeout_s, attempt, fmt::join(seen, "; ")));
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }
