@@ -88,8 +88,7 @@ Member* member_of(CoordinatorState& s, uint32_t node) {
 
 // The member that `process` joined as; with `lost_too`, also one that is lost (a node cut off
 // whose messages are still on their way is still that node).
-Member* member_by_process(CoordinatorState& s, const caf::node_id& process,
-                          bool lost_too = false) {
+Member* member_by_process(CoordinatorState& s, const caf::node_id& process, bool lost_too = false) {
   for (auto& [id, m] : s.members)
     if ((lost_too || !m.lost) && same_process(m.process, process)) return &m;
   return nullptr;
@@ -132,8 +131,7 @@ void on_refused(self_ptr self, const caf::node_id& process, const std::string& k
         kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"), peer,
         why, s.logged.size() == max_logged ? "; so are those of peers not yet named" : "");
   self->send(s.setup.supervisor, refused_atom::value, m ? m->assignment.node : uint32_t{0});
-  if (m && ++m->refusals == static_cast<uint64_t>(s.setup.config.cluster.max_refusals) &&
-      !m->lost)
+  if (m && ++m->refusals == static_cast<uint64_t>(s.setup.config.cluster.max_refusals) && !m->lost)
     cut_off(self, *m);
 }
 

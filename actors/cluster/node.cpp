@@ -95,9 +95,10 @@ Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
         seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
       seen.push_back(std::move(why));
     if (std::chrono::steady_clock::now() >= deadline)
-      return Error(fmt::format("no coordinator within cluster.join_timeout_s = {} s ({} "
-                               "attempts): {}",
-                               setup.cluster.join_timeout_s, attempt, fmt::join(seen, "; ")));
+      return Error(
+          fmt::format("no coordinator within cluster.join_timeout_s = {} s ({} "
+                      "attempts): {}",
+                      setup.cluster.join_timeout_s, attempt, fmt::join(seen, "; ")));
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }

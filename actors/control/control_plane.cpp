@@ -9,10 +9,10 @@
 #include <memory>
 
 #include <dvla/actors/support/actor_support.hpp>
-#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/run_status_inspect.hpp>
+#include <dvla/actors/support/sender_check.hpp>
 #include <dvla/messages/control_command.hpp>
 
 namespace dvla::actors {
