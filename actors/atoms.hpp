@@ -31,5 +31,6 @@ using trainer_atom = caf::atom_constant<caf::atom("trainer")>;
 using parent_atom = caf::atom_constant<caf::atom("parent")>;
 using refused_atom = caf::atom_constant<caf::atom("refused")>;
 using intake_atom = caf::atom_constant<caf::atom("intake")>;
+using challenge_atom = caf::atom_constant<caf::atom("challenge")>;
 
 }  // namespace dvla::actors

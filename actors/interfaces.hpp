@@ -12,6 +12,7 @@
 #include <dvla/messages/frame.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/cluster/peer_identity.hpp>
 #include <dvla/runtime/cluster/weights_source.hpp>
 #include <dvla/runtime/run/run_status.hpp>
 
@@ -181,15 +182,20 @@ using segment_gate_actor =
     caf::typed_actor<caf::replies_to<join_atom, uint32_t, std::string>::with<segment_intake_actor>>;
 
 // The coordinator's door on the control plane (published on cluster.listen), all a peer may ask
-// of it: (join, info, node) answers with the node's assignment and where it reports
-// (node_reports_actor), and watches the node; (ready, node, endpoints): the node has built its
-// part and has the current weights — its control endpoints join the control plane, and the answer
-// (the node's number) says its samplers may start (once cluster.nodes are in, or the join timeout
-// passed); (relay, node, its relay door's address): the node takes its place in the relay tree —
-// the answer is where its weights come from (the learner, or a relay node). Ready and relay are
-// taken only from the process that joined as that node.
+// of it: (challenge, the node's nonce) answers with a nonce of the coordinator's for this process
+// and the coordinator's proof of identity over the node's nonce (empty without TLS:
+// runtime/cluster/peer_identity.hpp); (join, info, node, proof) — the proof over that nonce and
+// the node's name, checked against the cluster's CA, the node role and info's name — answers with
+// the node's assignment and where it reports (node_reports_actor), and watches the node; (ready,
+// node, endpoints): the node has built its part and has the current weights — its control endpoints
+// join the control plane, and the answer (the node's number) says its samplers may start (once
+// cluster.nodes are in, or the join timeout passed); (relay, node, its relay door's address): the
+// node takes its place in the relay tree — the answer is where its weights come from (the learner,
+// or a relay node). Ready and relay are taken only from the process that joined as that node.
 using coordinator_actor = caf::typed_actor<
-    caf::replies_to<join_atom, NodeInfo, node_actor>::with<NodeAssignment, node_reports_actor>,
+    caf::replies_to<challenge_atom, std::string>::with<std::string, IdentityProof>,
+    caf::replies_to<join_atom, NodeInfo, node_actor, IdentityProof>::with<NodeAssignment,
+                                                                          node_reports_actor>,
     caf::replies_to<relay_atom, uint32_t, WeightsSource>::with<WeightsSource>,
     caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>>;
 

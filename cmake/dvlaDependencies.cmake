@@ -19,6 +19,7 @@ dvla_dependency(Torch)
 dvla_dependency(mujoco)
 dvla_dependency(Protobuf)  # TensorBoard event files
 dvla_dependency(GIF)       # evaluation videos (giflib)
+dvla_dependency(OpenSSL)   # peers prove their certificates' identity (runtime/cluster)
 
 # Debian's mujoco target names /usr/include/libqhull_r, which only libqhull-dev provides; the
 # public headers need just /usr/include.

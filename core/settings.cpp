@@ -51,6 +51,16 @@ bool parse(const std::string& text, std::vector<int64_t>* out) {
   *out = values;
   return true;
 }
+bool parse(const std::string& text, std::vector<std::string>* out) {
+  std::vector<std::string> values;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (trim(item).empty()) return false;
+    values.push_back(trim(item));
+  }
+  *out = values;
+  return true;
+}
 bool parse(const std::string& text, const EnumField& field) { return field.set(text); }
 
 std::string expected_form(const SettingRef& ref) {
@@ -62,6 +72,9 @@ std::string expected_form(const SettingRef& ref) {
     std::string operator()(bool*) const { return "true or false"; }
     std::string operator()(std::string*) const { return "text"; }
     std::string operator()(std::vector<int64_t>*) const { return "comma-separated integers"; }
+    std::string operator()(std::vector<std::string>*) const {
+      return "comma-separated words (none empty)";
+    }
     std::string operator()(const EnumField& e) const { return e.choices; }
   };
   return std::visit(Form{}, ref);
@@ -91,6 +104,11 @@ std::string format_setting(const Setting& setting) {
     std::string operator()(std::vector<int64_t>* p) const {
       std::string s;
       for (size_t i = 0; i < p->size(); ++i) s += (i ? "," : "") + std::to_string((*p)[i]);
+      return s;
+    }
+    std::string operator()(std::vector<std::string>* p) const {
+      std::string s;
+      for (size_t i = 0; i < p->size(); ++i) s += (i ? "," : "") + (*p)[i];
       return s;
     }
     std::string operator()(const EnumField& e) const { return e.get(); }

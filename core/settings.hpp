@@ -32,7 +32,7 @@ EnumField enum_field(E* field) {
 }
 
 using SettingRef = std::variant<uint64_t*, int*, int64_t*, double*, bool*, std::string*,
-                                std::vector<int64_t>*, EnumField>;
+                                std::vector<int64_t>*, std::vector<std::string>*, EnumField>;
 
 struct Setting {
   std::string key;

@@ -224,6 +224,9 @@ void tensorboard_and_video(const fs::path& dir, const fs::path& scratch) {
   write(dir / "fuzz_gif" / "three_frames.gif", *gif);
 }
 
+// fuzz/seed_cluster_messages.cpp
+void seed_cluster_messages(const fs::path& corpus);
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: fuzz_seed_corpus CORPUS_DIR (fuzz/corpus)\n";
@@ -238,6 +241,7 @@ int main(int argc, char** argv) {
     frames(dir, data);
     dataset(dir, scratch, data);
     checkpoint(dir, scratch, data);
+    seed_cluster_messages(dir);
     configs(dir);
     tensorboard_and_video(dir, scratch);
   } catch (const std::exception& e) {

@@ -40,6 +40,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0 && !exit_status_known_; }
   void signal(int sig) const {
     if (pid_ > 0) kill(pid_, sig);

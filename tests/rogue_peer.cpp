@@ -8,6 +8,11 @@
 //   weights   hand the learner's published weights port a whole version 2^64-1
 //   chunk     hand it a first chunk of a version that claims 2^40 bytes
 //   join      join anonymously (no sender to bind a node to)
+//   impostor  join as node 'a' with the certificate given (not a's)
+//   flood     ask for 300 join challenges, then send 100 joins whose proofs are garbage; prints
+//             "flood: refused: N of 100" with N the joins refused
+//   plain, other-ca  connect at all (run without certificates, or with another CA's): the TLS
+//             handshake must fail ("CASE: unreachable: WHY")
 //   node      join as a node of its own and take its segment intake, then: a segment of a sampler
 //             that is not its own, one of its own (8 envs x 32 steps of CartPole's shape) with a
 //             report claiming 10^9 env steps, the same claim as a report of its own, and requests
@@ -26,6 +31,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -41,6 +47,7 @@
 #include <dvla/messages/trajectory_segment.hpp>
 #include <dvla/messages/weight_chunk.hpp>
 #include <dvla/messages/weight_update.hpp>
+#include <dvla/runtime/cluster/peer_identity.hpp>
 
 namespace {
 
@@ -156,10 +163,66 @@ std::string command_control_plane(PlaneSystems& planes, caf::scoped_actor& self,
   return "pause all through the control plane: " + outcome.get();
 }
 
+// This process's certificate and key, when it was given them.
+struct RogueIdentity {
+  std::optional<IdentityKey> key;
+};
+
+// Joins `coordinator` as `name` the way a node does (a nonce, then a join signed over it with the
+// certificate it was given, if any); the error is how the join was refused.
+Expected<std::pair<NodeAssignment, node_reports_actor>> join_as(
+    caf::scoped_actor& self, const coordinator_actor& coordinator, const RogueIdentity& identity,
+    const std::string& name, const node_actor& agent) {
+  std::string nonce;
+  std::string failed;
+  self->request(coordinator, wait, challenge_atom::value, fresh_nonce())
+      .receive([&](std::string& n, IdentityProof&) { nonce = n; },
+               [&](const caf::error& e) { failed = describe(e); });
+  if (!failed.empty()) return Error("challenge refused: " + failed);
+  IdentityProof proof;
+  if (identity.key) proof = *identity.key->prove(join_statement(nonce, name));
+  NodeInfo info{name, "rogue-host", static_cast<uint64_t>(getpid()), 1, 0, "", 0, 1};
+  std::pair<NodeAssignment, node_reports_actor> joined;
+  self->request(coordinator, wait, join_atom::value, info, agent, proof)
+      .receive(
+          [&](NodeAssignment& a, node_reports_actor& r) {
+            joined = {a, r};
+          },
+          [&](const caf::error& e) { failed = describe(e); });
+  if (!failed.empty()) return Error(failed);
+  return joined;
+}
+
+// An agent that takes what a node's agent takes and does nothing.
+node_actor idle_agent(PlaneSystems& planes) {
+  return planes.data().spawn([]() -> node_actor::behavior_type {
+    return {[](shutdown_atom, const std::string&) { return true; },
+            [](relay_atom, const WeightsSource&) {}};
+  });
+}
+
+// Many challenges, then many joins with garbage proofs: how many joins were refused.
+std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
+  caf::scoped_actor self{planes.data()};
+  for (int i = 0; i < 300; ++i)
+    self->request(coordinator, wait, challenge_atom::value, fresh_nonce())
+        .receive([](std::string&, IdentityProof&) {}, [](const caf::error&) {});
+  const auto agent = idle_agent(planes);
+  int refused = 0;
+  for (int i = 0; i < 100; ++i) {
+    NodeInfo info{"flood-" + std::to_string(i), "rogue-host", 1, 1, 0, "", 0, 1};
+    self->request(coordinator, wait, join_atom::value, info, agent,
+                  IdentityProof{"-----BEGIN CERTIFICATE-----\ngarbage", std::string(64, 'x')})
+        .receive([](NodeAssignment&, node_reports_actor&) {},
+                 [&](const caf::error&) { ++refused; });
+  }
+  return refused == 100 ? "refused: 100 of 100" : "TAKEN: " + std::to_string(100 - refused);
+}
+
 // Joins as a node (a process of its own, with an agent the coordinator can release), then
 // misbehaves until it is cut off.
 std::string misbehave(PlaneSystems& planes, const std::string& host,
-                      const coordinator_actor& coordinator) {
+                      const coordinator_actor& coordinator, const RogueIdentity& identity) {
   auto stopped = std::make_shared<std::promise<std::string>>();
   auto told = stopped->get_future();
   auto agent = planes.data().spawn([stopped](node_actor::pointer) -> node_actor::behavior_type {
@@ -172,14 +235,10 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
     };
   });
   caf::scoped_actor self{planes.data()};
-  NodeInfo info{"rogue", "rogue-host", static_cast<uint64_t>(getpid()), 1, 0, "", 0, 1};
-  NodeAssignment assignment;
-  node_reports_actor reports;
+  auto joined = join_as(self, coordinator, identity, "rogue", agent);
+  if (!joined) return "join refused: " + joined.error().message();
+  const auto [assignment, reports] = *joined;
   std::string failed;
-  self->request(coordinator, wait, join_atom::value, info, agent)
-      .receive([&](NodeAssignment& a, node_reports_actor& r) { assignment = a, reports = r; },
-               [&](const caf::error& e) { failed = "join refused: " + describe(e); });
-  if (!failed.empty()) return failed;
   auto gate = planes.connect<segment_gate_actor>(planes.data(), host, assignment.data_port);
   if (!gate) return "no gate: " + gate.error().message();
   segment_intake_actor intake;
@@ -206,7 +265,7 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
 }
 
 std::string attack(PlaneSystems& planes, const std::string& host, uint16_t control,
-                   uint16_t weights, const std::string& kind) {
+                   uint16_t weights, const std::string& kind, const RogueIdentity& identity) {
   // Connected as the published interface says (CAF checks it), then used as any actor: a typed
   // handle limits what its holder sends only at compile time.
   Expected<caf::actor> target = Error("unknown case");
@@ -218,13 +277,20 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
       target = door.error();
   } else {
     auto door = planes.connect<coordinator_actor>(planes.data(), host, control);
-    if (door && kind == "node") return misbehave(planes, host, *door);
+    if (door && kind == "node") return misbehave(planes, host, *door, identity);
+    if (door && kind == "flood") return flood(planes, *door);
+    if (door && kind == "impostor") {
+      caf::scoped_actor self{planes.data()};
+      auto joined = join_as(self, *door, identity, "a", idle_agent(planes));
+      return joined ? "TAKEN" : "refused: " + joined.error().message();
+    }
     if (door)
       target = caf::actor_cast<caf::actor>(*door);
     else
       target = door.error();
   }
   if (!target) return "unreachable: " + target.error().message();
+  if (kind == "plain" || kind == "other-ca") return "TAKEN: connected";
   caf::scoped_actor self{planes.data()};
   if (kind == "release") return ask<uint32_t>(self, *target, release_atom::value);
   if (kind == "weights") return ask<uint64_t>(self, *target, huge_version());
@@ -236,7 +302,7 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
       caf::anon_send(*target, quorum_atom::value);
     else
       caf::anon_send(*target, join_atom::value, NodeInfo{"rogue", "rogue-host", 1, 1, 0, "", 0, 1},
-                     node_actor{});
+                     node_actor{}, IdentityProof{});
     std::this_thread::sleep_for(std::chrono::seconds(1));  // let it cross before we go
     return "refused: (anonymous: see the coordinator's log)";
   }
@@ -252,13 +318,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   NetworkOptions network;
-  if (argc == 8) network = {0, 0, argv[5], argv[6], argv[7]};
+  RogueIdentity identity;
+  if (argc == 8) {
+    network = {0, 0, argv[5], argv[6], argv[7]};
+    // Its certificate may have no dvla role (another CA's): it then proves nothing.
+    if (auto key = IdentityKey::load(argv[5], argv[6])) identity.key = std::move(*key);
+  }
   // Never destroyed: see the end.
   auto& planes = *new PlaneSystems(false, 2, network);
   const std::string kind = argv[4];
   std::cout << kind << ": "
             << attack(planes, argv[1], static_cast<uint16_t>(std::stoi(argv[2])),
-                      static_cast<uint16_t>(std::stoi(argv[3])), kind)
+                      static_cast<uint16_t>(std::stoi(argv[3])), kind, identity)
             << std::endl;
   // Its connections and actors are left to the process's end: CAF 0.17's teardown may wait on a
   // remote peer's proxies (as dvla-node's does).

@@ -16,11 +16,14 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "child_process.hpp"
+#include "network_noise.hpp"
 
 using dvla::test::ChildProcess;
+using dvla::test::Connection;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -106,8 +109,10 @@ class Cluster {
                                                        std::to_string(env_steps), "--set",
                                                        "eval.episodes=2"} +
                               heartbeats) != 0);
-    auto& a = start_node("a", one_sampler + heartbeats);
-    auto& b = start_node("b", one_sampler + heartbeats);
+    // A node that outlives its coordinator gives up dialling it again soon.
+    const std::vector<std::string> brief_rejoin = {"--set", "cluster.rejoin_timeout_s=1"};
+    auto& a = start_node("a", one_sampler + heartbeats + brief_rejoin);
+    auto& b = start_node("b", one_sampler + heartbeats + brief_rejoin);
     REQUIRE(coordinator_->wait_for_err([](const std::string& e) {
       return e.find("starting with 2 node(s)") != std::string::npos;
     }));
@@ -282,8 +287,11 @@ TEST_CASE("a hung node (SIGSTOP) is declared lost by the heartbeats, and the run
   MESSAGE("declared lost ", after_s, " s after SIGSTOP (cluster.connection_timeout_s = 2)");
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
-  b.signal(SIGCONT);  // it finds its coordinator gone
+  b.signal(SIGCONT);  // it finds its coordinator gone, dials it again for a second, and stops
   CHECK(b.wait() == 1);
+  CHECK_MESSAGE(
+      b.err().find("no coordinator within cluster.rejoin_timeout_s = 1 s") != std::string::npos,
+      b.err());
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
   CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
@@ -357,10 +365,21 @@ TEST_CASE(
       "--set", "cluster.tls.certificate=" + rogue + "/rogue.pem",
       "--set", "cluster.tls.key=" + rogue + "/rogue.key",
       "--set", "cluster.tls.cafile=" + ca + "/ca.pem"};
-  auto& forged = cluster.start_node("forged", forged_tls + brief);
+  auto& forged = cluster.start_node("rogue", forged_tls + brief);  // its certificate's name
+  // A node is its certificate's name, and a node's certificate is no coordinator's.
+  auto& misnamed = cluster.start_node("misnamed", tls(ca, "good") + brief);
+  auto& as_coordinator = cluster.start_node("coordinator", tls(ca, "coordinator") + brief);
   CHECK(other_ca.wait() == 1);
   CHECK(plain.wait() == 1);
   CHECK(forged.wait() == 1);
+  CHECK(misnamed.wait() == 1);
+  CHECK_MESSAGE(misnamed.err().find("--name 'misnamed' is not the name of this node's "
+                                    "certificate ('good'") != std::string::npos,
+                misnamed.err());
+  CHECK(as_coordinator.wait() == 1);
+  CHECK_MESSAGE(as_coordinator.err().find("is the coordinator 'coordinator''s; a node needs a "
+                                          "certificate of that role") != std::string::npos,
+                as_coordinator.err());
   CHECK_MESSAGE(other_ca.err().find("over TLS: system_error(disconnect_during_handshake)") !=
                     std::string::npos,
                 other_ca.err());
@@ -443,41 +462,71 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "rogue: a peer cannot release or start the run, join anonymously or hand out weights, and a "
-    "node that misbehaves is cut off; each refusal is logged and counted, and the run learns "
-    "CartPole unaffected") {
+    "rogue: over mutual TLS a peer cannot connect without the CA, join under another's name or "
+    "the coordinator's certificate, flood the joins, release or start the run, join anonymously "
+    "or hand out weights, and a node that misbehaves is cut off; each refusal is logged and "
+    "counted, and the run learns CartPole unaffected") {
   Cluster cluster("rogue");
   const auto logdir = cluster.dir() + "/run";
-  REQUIRE(cluster.start_coordinator({"--nodes", "2", "--max-env-steps", "500000", "--set",
-                                     "eval.every=25", "--set", "cluster.max_refusals=5", "--logdir",
-                                     logdir}) != 0);
+  const auto ca = cluster.dir() + "/ca", other = cluster.dir() + "/other";
+  const std::string script = DVLA_CLUSTER_CERTS;
+  REQUIRE(std::system((script + " " + ca + " coordinator a b rogue > /dev/null").c_str()) == 0);
+  REQUIRE(std::system((script + " " + other + " rogue > /dev/null").c_str()) == 0);
+  REQUIRE(cluster.start_coordinator(
+              std::vector<std::string>{"--nodes", "2", "--max-env-steps", "500000", "--set",
+                                       "eval.every=25", "--set", "cluster.max_refusals=5", "--set",
+                                       "cluster.allowed_nodes=a,b,rogue", "--logdir", logdir} +
+              tls(ca, "coordinator")) != 0);
   auto& coordinator = cluster.coordinator();
   std::smatch m;
   const auto first_lines = coordinator.err();
   REQUIRE_MESSAGE(std::regex_search(first_lines, m, std::regex("weights plane: port ([0-9]+)")),
                   first_lines);
   const std::string weights_port = m[1];
-  auto& a = cluster.start_node("a", one_sampler);
-  auto& b = cluster.start_node("b", one_sampler);
+  // The rogue's identity for each case: none, another CA's, a node certificate of ours, ours of
+  // the coordinator (a stolen key: it may not join as a node).
+  auto rogue_with = [&](const std::string& dir, const std::string& name) {
+    return std::vector<std::string>{dir + "/" + name + ".pem", dir + "/" + name + ".key",
+                                    dir + "/ca.pem"};
+  };
+  auto run_rogue = [&](const std::string& attack, const std::vector<std::string>& identity,
+                       const std::string& label) {
+    ChildProcess rogue(DVLA_ROGUE,
+                       std::vector<std::string>{"127.0.0.1", std::to_string(cluster.port()),
+                                                weights_port, attack} +
+                           identity,
+                       cluster.dir() + "/rogue-" + label);
+    CHECK(rogue.wait() == 0);
+    MESSAGE(rogue.out());
+    return rogue.out() + rogue.err();
+  };
+  auto& a = cluster.start_node("a", one_sampler + tls(ca, "a"));
+  // A join flood before b joins: b joins all the same.
+  const auto flooded = run_rogue("flood", rogue_with(ca, "rogue"), "flood");
+  CHECK_MESSAGE(flooded.find("flood: refused: 100 of 100") == 0, flooded);
+  auto& b = cluster.start_node("b", one_sampler + tls(ca, "b"));
   REQUIRE_MESSAGE(cluster.wait_until_counted("a"), coordinator.out());  // mid-run
   // Each attack, and how it must be answered (anonymous ones get no answer: the log says).
-  const std::vector<std::pair<std::string, std::string>> attacks = {
-      {"release", "release: refused: not_allowed: coordinator does not take this message"},
-      {"quorum", "quorum: refused"},
-      {"join", "join: refused"},
-      {"weights", "weights: refused: not_allowed: a message from node "},
-      {"chunk", "chunk: refused: not_allowed: a message from node "},
-      {"node",
+  const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>> attacks = {
+      {"plain", {}, "plain: unreachable: "},
+      {"other-ca", rogue_with(other, "rogue"), "other-ca: unreachable: "},
+      {"impostor", rogue_with(ca, "rogue"),
+       "impostor: refused: not_allowed: a join as node 'a' with the certificate of node 'rogue'"},
+      {"impostor", rogue_with(ca, "coordinator"),
+       "impostor: refused: not_allowed: a join with the coordinator's certificate"},
+      {"release", rogue_with(ca, "rogue"),
+       "release: refused: not_allowed: coordinator does not take this message"},
+      {"quorum", rogue_with(ca, "rogue"), "quorum: refused"},
+      {"join", rogue_with(ca, "rogue"), "join: refused"},
+      {"weights", rogue_with(ca, "rogue"), "weights: refused: not_allowed: a message from node "},
+      {"chunk", rogue_with(ca, "rogue"), "chunk: refused: not_allowed: a message from node "},
+      {"node", rogue_with(ca, "rogue"),
        "node: refused: cut off: the coordinator cut off after 5 refused messages "
        "(cluster.max_refusals); another's sampler: refused ("}};
-  for (const auto& [attack, answer] : attacks) {
-    ChildProcess rogue(DVLA_ROGUE,
-                       {"127.0.0.1", std::to_string(cluster.port()), weights_port, attack},
-                       cluster.dir() + "/rogue-" + attack);
-    CHECK(rogue.wait() == 0);
-    const auto said = rogue.out();
-    MESSAGE(said);
-    CHECK_MESSAGE(said.find(answer) == 0, said, rogue.err());
+  int label = 0;
+  for (const auto& [attack, identity, answer] : attacks) {
+    const auto said = run_rogue(attack, identity, attack + std::to_string(label++));
+    CHECK_MESSAGE(said.find(answer) == 0, said);
     if (attack != "node") continue;
     // It reached the control plane (as the sender of its pings) and was refused there.
     CHECK_MESSAGE(said.find("pause all through the control plane: refused (not_allowed: only "
@@ -497,6 +546,13 @@ TEST_CASE(
         "anonymous): a message coordinator does not take",
         "refused join from a peer that is no node (CAF node anonymous): a join from an "
         "anonymous sender",
+        "refused the TLS peer at 127.0.0.1:", "a peer without TLS?",
+        "refused join from a peer that is no node (CAF node ",
+        "a join as node 'a' with the certificate of node 'rogue'",
+        "a join with the coordinator's certificate (the coordinator 'coordinator'), which is no "
+        "node's",
+        "a join whose proof of identity fails: its certificate is no PEM certificate",
+        "node 'a' (its certificate's name, checked;",
         "relay door rejected a message: a message from node ",
         "the weights plane's door takes attaches only",
         "refused report from node 'rogue' (CAF node ",
@@ -507,11 +563,11 @@ TEST_CASE(
     CHECK_MESSAGE(log.find(line) != std::string::npos, line);
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
-  // release, quorum (outside the door's interface) and the anonymous join: strangers'; the
-  // version and the chunk: the weights door's; the rogue node's five (a segment of another's
-  // sampler, its report, relay requests) and those still on their way when it was cut off: its
-  // own.
-  CHECK(summary["refused_strangers"].get<uint64_t>() == 3);
+  // The flood's 100 joins, the two impostors', release, quorum (outside the door's interface)
+  // and the anonymous join: strangers'; the version and the chunk: the weights door's; the rogue
+  // node's five (a segment of another's sampler, its report, relay requests) and those still on
+  // their way when it was cut off: its own.
+  CHECK(summary["refused_strangers"].get<uint64_t>() == 105);
   CHECK(summary["rejected_messages"].get<uint64_t>() >= 10);
   REQUIRE(summary["nodes"].size() == 3);
   for (const auto& n : summary["nodes"]) {
@@ -532,4 +588,132 @@ TEST_CASE(
   const double best = best_evaluation(logdir, summary);
   MESSAGE("best evaluation ", best);
   CHECK(best >= 195.0);
+}
+
+TEST_CASE(
+    "rogue noise: random bytes, truncated TLS handshakes and idle connections on every port (the "
+    "three planes' and a relay node's) crash nothing and hold little memory; an honest node "
+    "joins through them and the run learns CartPole") {
+  Cluster cluster("noise");
+  const auto logdir = cluster.dir() + "/run";
+  const auto ca = cluster.dir() + "/ca";
+  const std::string script = DVLA_CLUSTER_CERTS;
+  REQUIRE(std::system((script + " " + ca + " coordinator a b > /dev/null").c_str()) == 0);
+  // Fanout 1: b takes its weights from a, through a's relay port.
+  REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
+                                                             "500000", "--set", "eval.every=25",
+                                                             "--set", "distribution.fanout=1",
+                                                             "--logdir", logdir} +
+                                    tls(ca, "coordinator")) != 0);
+  auto& coordinator = cluster.coordinator();
+  auto& a = cluster.start_node("a", one_sampler + tls(ca, "a"));
+  const std::regex relay_line("relays weights to the nodes below it on 127\\.0\\.0\\.1:([0-9]+)");
+  REQUIRE_MESSAGE(
+      a.wait_for_err([&](const std::string& e) { return std::regex_search(e, relay_line); }),
+      a.err());
+  std::smatch m;
+  const auto a_log = a.err();
+  REQUIRE(std::regex_search(a_log, m, relay_line));
+  const auto relay_port = static_cast<uint16_t>(std::stoi(m[1]));
+  const auto first_lines = coordinator.err();
+  REQUIRE(std::regex_search(first_lines, m,
+                            std::regex("data plane: port ([0-9]+); weights plane: "
+                                       "port ([0-9]+)")));
+  const std::vector<uint16_t> ports = {cluster.port(), static_cast<uint16_t>(std::stoi(m[1])),
+                                       static_cast<uint16_t>(std::stoi(m[2])), relay_port};
+  const auto coordinator_before = dvla::test::resident_kib(coordinator.pid());
+  const auto a_before = dvla::test::resident_kib(a.pid());
+  std::mt19937 rng(7);
+  std::vector<Connection> idle;
+  for (const auto port : ports) {
+    for (int i = 0; i < 20; ++i) {
+      Connection(port).send_bytes(dvla::test::random_bytes(rng, 4096));
+      Connection(port).send_bytes(dvla::test::truncated_client_hello(rng));
+    }
+    for (int i = 0; i < 50; ++i) {
+      idle.emplace_back(port);
+      CHECK(idle.back().open());
+    }
+  }
+  // With 200 connections open that say nothing, b joins and takes its weights through a.
+  auto& b = cluster.start_node("b", one_sampler + tls(ca, "b"));
+  REQUIRE_MESSAGE(cluster.wait_until_counted("b"), coordinator.out(), b.err());
+  const auto coordinator_growth = dvla::test::resident_kib(coordinator.pid()) - coordinator_before;
+  const auto a_growth = dvla::test::resident_kib(a.pid()) - a_before;
+  MESSAGE("resident memory grew by ", coordinator_growth, " KiB (coordinator), ", a_growth,
+          " KiB (node a)");
+  // The run's own growth in this time (a second node's buffers, the learner's batches) is tens of
+  // MiB; a leak per connection or per byte of noise would be far beyond this.
+  CHECK(coordinator_growth < 256 * 1024);
+  CHECK(a_growth < 256 * 1024);
+  idle.clear();
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  CHECK_MESSAGE(b.wait() == 0, b.err());
+  const auto log = coordinator.err();
+  CHECK_MESSAGE(log.find("a peer without TLS?") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("node 'b' takes its weights from a (127.0.0.1:" +
+                         std::to_string(relay_port)) != std::string::npos,
+                log);
+  CHECK_MESSAGE(a.err().find("refused the TLS peer at 127.0.0.1:") != std::string::npos, a.err());
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 2);
+  for (const auto& n : summary["nodes"]) CHECK(n["state"] == "running");
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "a", a);
+  check_own_count(summary, "b", b);
+  const double best = best_evaluation(logdir, summary);
+  MESSAGE("best evaluation ", best);
+  CHECK(best >= 195.0);
+}
+
+TEST_CASE(
+    "a node outlives its coordinator: it dials again and joins the coordinator resumed from the "
+    "run's logdir, which finishes the run with it") {
+  Cluster cluster("rejoin");
+  const auto logdir = cluster.dir() + "/run";
+  const auto port = cluster.start_coordinator(
+      std::vector<std::string>{"--nodes", "1", "--max-env-steps", "300000", "--set",
+                               "checkpoint.every=5", "--set", "eval.episodes=2", "--logdir",
+                               logdir} +
+      heartbeats);
+  REQUIRE(port != 0);
+  auto& a =
+      cluster.start_node("a", one_sampler + heartbeats +
+                                  std::vector<std::string>{"--set", "cluster.rejoin_timeout_s=60"});
+  REQUIRE_MESSAGE(cluster.wait_until_counted("a"), cluster.coordinator().out());
+  // A checkpoint to resume from.
+  const auto checkpoints = fs::path(logdir) / "checkpoints";
+  REQUIRE(cluster.coordinator().wait_for_err([&](const std::string&) {
+    std::error_code ec;
+    return fs::is_directory(checkpoints, ec) && !fs::is_empty(checkpoints, ec);
+  }));
+  cluster.coordinator().signal(SIGKILL);
+  CHECK(cluster.coordinator().wait() == 128 + SIGKILL);
+  REQUIRE_MESSAGE(a.wait_for_err([](const std::string& e) {
+    return e.find("dialling it again for up to cluster.rejoin_timeout_s = 60 s") !=
+           std::string::npos;
+  }),
+                  a.err());
+  // The run resumed on the same address, without restarting the node.
+  REQUIRE(cluster.start_coordinator_program(
+              DVLA_PPO, std::vector<std::string>{"--resume", logdir, "--listen",
+                                                 "127.0.0.1:" + std::to_string(port), "--json",
+                                                 "--nodes", "1"} +
+                            heartbeats) == port);
+  REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  const auto log = a.err();
+  const auto joined = log.find("joined the coordinator at");
+  REQUIRE(joined != std::string::npos);
+  CHECK_MESSAGE(log.find("joined the coordinator at", joined + 1) != std::string::npos, log);
+  CHECK(log.find("released: the run is over") != std::string::npos);
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 1);
+  CHECK(summary["nodes"][0]["name"] == "a");
+  CHECK(summary["env_steps"].get<uint64_t>() >= 300000);
+  CHECK(node_steps(summary) > 0);
+  check_own_count(summary, "a", a);
 }

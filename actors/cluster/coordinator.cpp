@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,7 +54,12 @@ struct CoordinatorState {
   // of new peers must not grow it without bound).
   std::set<std::pair<std::string, std::string>> logged;
   std::vector<caf::node_id> cut_off;  // processes of nodes cut off: they may not join again
+  // The nonce each process that asked to join was given, oldest first: a join must sign its own
+  // (one per process, at most max_challenges: a flood of askers only drops the oldest).
+  std::deque<std::pair<caf::node_id, std::string>> challenges;
 };
+
+constexpr size_t max_challenges = 256;
 
 using self_ptr = coordinator_core_actor::stateful_pointer<CoordinatorState>;
 
@@ -141,8 +149,65 @@ caf::error refuse_request(self_ptr self, const std::string& kind, const std::str
   return make_error(errc::not_allowed, why);
 }
 
+// The nonce issued to `process`, taken (it signs one join), or empty.
+std::string take_challenge(CoordinatorState& s, const caf::node_id& process) {
+  auto it = std::find_if(s.challenges.begin(), s.challenges.end(),
+                         [&](const auto& c) { return same_process(c.first, process); });
+  if (it == s.challenges.end()) return {};
+  auto nonce = std::move(it->second);
+  s.challenges.erase(it);
+  return nonce;
+}
+
+bool is_nonce(const std::string& text) {
+  return text.size() == 2 * nonce_bytes &&
+         std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(c) != 0; });
+}
+
+// A process about to join: a nonce for it to sign, and the coordinator's proof over its nonce.
+caf::result<std::string, IdentityProof> challenge(self_ptr self, const std::string& node_nonce) {
+  auto& s = self->state;
+  const auto process = sender_node(self);
+  if (!process) return refuse_request(self, "join", "a challenge request from an anonymous sender");
+  if (!is_nonce(node_nonce))
+    return refuse_request(
+        self, "join",
+        fmt::format("a challenge request whose nonce is not {} hex digits", 2 * nonce_bytes));
+  take_challenge(s, process);
+  if (s.challenges.size() == max_challenges) s.challenges.pop_front();
+  auto nonce = fresh_nonce();
+  s.challenges.emplace_back(process, nonce);
+  if (!s.setup.credentials) return {nonce, IdentityProof{}};
+  auto proof = s.setup.credentials->key.prove(coordinator_statement(node_nonce));
+  if (!proof) return make_error(errc::bad_setup, proof.error().message());
+  return {nonce, *proof};
+}
+
+// Who a joining process is: with TLS, what its proof over its nonce shows (a node's certificate
+// of the CA, named as it joins), else the name it gives; and that name is allowed.
+Status check_identity(CoordinatorState& s, const caf::node_id& process, const NodeInfo& info,
+                      const IdentityProof& proof) {
+  const auto nonce = take_challenge(s, process);
+  if (nonce.empty()) return Error("a join without a challenge first (or after a newer one)");
+  if (s.setup.credentials) {
+    auto identity = s.setup.credentials->check.verify(proof, join_statement(nonce, info.name));
+    if (!identity) return identity.error().within("a join whose proof of identity fails");
+    if (identity->role != PeerRole::node)
+      return Error("a join with the coordinator's certificate (" + describe(*identity) +
+                   "), which is no node's");
+    if (identity->name != info.name)
+      return Error("a join as node '" + info.name + "' with the certificate of " +
+                   describe(*identity));
+  }
+  const auto& allowed = s.setup.config.cluster.allowed_nodes;
+  if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), info.name) == allowed.end())
+    return Error("a join of node '" + info.name + "', which is not in cluster.allowed_nodes");
+  return Status::ok();
+}
+
 caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeInfo& info,
-                                                     const node_actor& node) {
+                                                     const node_actor& node,
+                                                     const IdentityProof& proof) {
   auto& s = self->state;
   const auto process = sender_node(self);
   if (!process) return refuse_request(self, "join", "a join from an anonymous sender");
@@ -159,10 +224,13 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
     return refuse_request(self, "join",
                           "a second join from the process of node '" +
                               member_by_process(s, process)->assignment.name + "'");
+  if (auto identity = check_identity(s, process, info, proof); !identity)
+    return refuse_request(self, "join", identity.error().message());
   if (name_taken(s, info.name))
-    return make_error(errc::bad_setup, "a node named '" + info.name +
-                                           "' is in the run already; give each node its own "
-                                           "name (dvla-node --name)");
+    return refuse_request(self, "join",
+                          "a join as node '" + info.name +
+                              "', which is in the run already: give each node its own name "
+                              "(dvla-node --name; with TLS, its own certificate)");
   NodeAssignment a;
   a.node = s.next_node++;
   a.name = info.name;
@@ -188,12 +256,14 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
   s.members[a.node] = std::move(m);
   self->monitor(node);
   fmt::print(stderr,
-             "dvla: coordinator: node '{}' (host {}, pid {}, {} cores usable of {}, {} MiB, {} "
-             "GPU(s)) joined as node {}: samplers {}..{} of env group '{}' x {} envs, {} "
+             "dvla: coordinator: node '{}' ({}; host {}, pid {}, {} cores usable of {}, {} MiB, "
+             "{} GPU(s)) joined as node {}: samplers {}..{} of env group '{}' x {} envs, {} "
              "replica(s)\n",
-             info.name, info.host, info.pid, info.cores, info.topology, info.memory_mib, info.gpus,
-             a.node, a.first_sampler, a.first_sampler + a.samplers - 1, a.group_name,
-             a.envs_per_sampler, a.replicas);
+             info.name,
+             s.setup.credentials ? "its certificate's name, checked" : "its name unauthenticated",
+             info.host, info.pid, info.cores, info.topology, info.memory_mib, info.gpus, a.node,
+             a.first_sampler, a.first_sampler + a.samplers - 1, a.group_name, a.envs_per_sampler,
+             a.replicas);
   self->send(s.setup.supervisor, join_atom::value, info, a);
   return {a, reports};
 }
@@ -374,8 +444,9 @@ coordinator_core_actor::behavior_type coordinator(self_ptr self, CoordinatorSetu
                      quorum_atom::value);
   if (s.setup.config.cluster.nodes == 0) start(self, "cluster.nodes = 0");
   return {
-      [self](join_atom, const NodeInfo& info, const node_actor& node) {
-        return join(self, info, node);
+      [self](challenge_atom, const std::string& node_nonce) { return challenge(self, node_nonce); },
+      [self](join_atom, const NodeInfo& info, const node_actor& node, const IdentityProof& proof) {
+        return join(self, info, node, proof);
       },
       [self](relay_atom, uint32_t node, WeightsSource& own) {
         return relay(self, node, std::move(own));
@@ -410,8 +481,11 @@ coordinator_actor::behavior_type coordinator_door(coordinator_actor::pointer sel
                                                   coordinator_core_actor core) {
   refuse_other_messages(self, core, "coordinator");
   return {
-      [self, core](join_atom a, NodeInfo& info, node_actor& node) {
-        return self->delegate(core, a, std::move(info), std::move(node));
+      [self, core](challenge_atom a, std::string& node_nonce) {
+        return self->delegate(core, a, std::move(node_nonce));
+      },
+      [self, core](join_atom a, NodeInfo& info, node_actor& node, IdentityProof& proof) {
+        return self->delegate(core, a, std::move(info), std::move(node), std::move(proof));
       },
       [self, core](relay_atom a, uint32_t node, WeightsSource& own) {
         return self->delegate(core, a, node, std::move(own));

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <dvla/actors/interfaces.hpp>
+#include <dvla/runtime/cluster/cluster_credentials.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/config/config.hpp>
 
@@ -43,6 +44,10 @@ struct CoordinatorSetup {
   // Where each node's segment intake runs and whom it passes segments to (the data plane).
   caf::actor_system* data_system = nullptr;
   trainer_actor trainer;
+  // With TLS: the coordinator's certificate and key (it proves itself to each node) and the CA
+  // (each node proves itself: its certificate's name is the name it joins under). None: plain
+  // TCP, names as the nodes say.
+  std::optional<ClusterCredentials> credentials;
 };
 
 // The coordinator behind its door: the door's requests (the same checks apply: a peer can reach

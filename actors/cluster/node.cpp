@@ -13,6 +13,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include <dvla/actors/support/blocking_ask.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
 #include <dvla/actors/support/sender_check.hpp>
+#include <dvla/runtime/cluster/cluster_credentials.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
 #include <dvla/runtime/config/cluster_address.hpp>
@@ -80,12 +82,12 @@ Status same_graph(const Graph& graph, const NodeAssignment& a) {
   return Status::ok();
 }
 
-// Dials the coordinator until it answers or cluster.join_timeout_s passed (it may start later).
-// The error names each distinct failure seen (a TLS refusal says more than an attempt cut short
-// by the deadline, whichever came last).
-Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(setup.cluster.join_timeout_s);
+// Dials the coordinator until it answers or `timeout_s` passed (it may start later, or come
+// back). The error names each distinct failure seen (a TLS refusal says more than an attempt cut
+// short by the deadline, whichever came last).
+Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup, double timeout_s,
+                                 const std::string& timeout_key, const RunRequests* requests) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::vector<std::string> seen;
   for (int attempt = 1;; ++attempt) {
     auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
@@ -94,11 +96,11 @@ Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup) {
     if (auto why = c.error().message();
         seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
       seen.push_back(std::move(why));
+    if (requests && requests->stop_requested())
+      return Error("asked to stop while dialling the coordinator");
     if (std::chrono::steady_clock::now() >= deadline)
-      return Error(
-          fmt::format("no coordinator within cluster.join_timeout_s = {} s ({} "
-                      "attempts): {}",
-                      setup.cluster.join_timeout_s, attempt, fmt::join(seen, "; ")));
+      return Error(fmt::format("no coordinator within {} = {} s ({} attempts): {}", timeout_key,
+                               timeout_s, attempt, fmt::join(seen, "; ")));
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }
@@ -118,17 +120,55 @@ struct Watched {
   }
 };
 
+// The name the node joins under: with TLS its certificate's (a --name that disagrees is an
+// error), else --name or HOST/PID.
+Expected<std::string> name_of(const NodeSetup& setup,
+                              const std::optional<ClusterCredentials>& credentials) {
+  if (!credentials) return setup.name;
+  const auto& certified = credentials->key.identity().name;
+  if (!setup.name.empty() && setup.name != certified)
+    return Error("--name '" + setup.name + "' is not the name of this node's certificate ('" +
+                 certified + "', cluster.tls.certificate " + setup.cluster.tls_certificate +
+                 "): a node is its certificate's name (leave --name out, or give that one)");
+  return certified;
+}
+
+// Whether the coordinator's answer to our nonce proves it is the coordinator of our CA, at the
+// address dialled (unless cluster.tls.check_address is off).
+Status check_coordinator(const NodeSetup& setup, const ClusterCredentials& credentials,
+                         const std::string& nonce, const IdentityProof& proof) {
+  const auto where = "the coordinator at " + setup.coordinator.text();
+  auto identity = credentials.check.verify(proof, coordinator_statement(nonce));
+  if (!identity) return identity.error().within(where + " did not prove who it is");
+  if (identity->role != PeerRole::coordinator)
+    return Error(where + " is " + describe(*identity) +
+                 ": a node's certificate cannot act as the coordinator");
+  if (!setup.cluster.tls_check_address) return Status::ok();
+  if (auto host = check_certificate_host(proof.certificate, setup.coordinator.host); !host)
+    return host.error().within(
+        where + " is not the coordinator at the address dialled: " +
+        "make its certificate with DVLA_CERT_HOSTS naming that address (scripts/cluster-certs.sh), "
+        "or set cluster.tls.check_address=false");
+  return Status::ok();
+}
+
 class Node {
  public:
-  Node(const NodeSetup& setup, PlaneSystems& planes)
+  Node(const NodeSetup& setup, PlaneSystems& planes, std::optional<ClusterCredentials> credentials,
+       std::string name)
       : setup_(setup),
+        credentials_(std::move(credentials)),
+        name_(std::move(name)),
         planes_(planes),
         self_(planes.control()),
         data_self_(planes.data()),
         weights_self_(planes.weights()) {}
 
-  Expected<NodeOutcome> run(const RunRequests* requests) {
-    auto joined = join();
+  // Joins (dialling for `dial_timeout_s`, named by `timeout_key`), builds its part, collects
+  // until released, stopped, or the coordinator is lost (then lost_coordinator()).
+  Expected<NodeOutcome> run(const RunRequests* requests, double dial_timeout_s,
+                            const std::string& timeout_key) {
+    auto joined = join(dial_timeout_s, timeout_key, requests);
     if (!joined) return joined.error();
     auto built = build();
     if (!built) return (watched_.stop_all(), built.error());
@@ -139,30 +179,35 @@ class Node {
     return outcome;
   }
 
- private:
   void log(const std::string& line) const {
     if (setup_.log) return setup_.log(line);
     fmt::print(stderr, "dvla-node {}: {}\n", name_, line);
   }
   const std::string& where() const { return address_; }
 
-  Status join() {
+  bool lost_coordinator() const { return lost_coordinator_; }
+
+ private:
+  Status join(double dial_timeout_s, const std::string& timeout_key, const RunRequests* requests) {
     address_ = setup_.coordinator.text();
-    auto coordinator = dial(planes_, setup_);
+    auto coordinator = dial(planes_, setup_, dial_timeout_s, timeout_key, requests);
     if (!coordinator) return coordinator.error();
     coordinator_ = *coordinator;
     self_->monitor(coordinator_);
     agent_ = planes_.control().spawn(node_agent, caf::actor_cast<caf::actor>(self_),
                                      coordinator_.node());
     watched_.add(self_, "node agent", caf::actor_cast<caf::actor>(agent_));
-    auto info = describe_this_process(setup_.name);
+    auto info = describe_this_process(name_);
     info.gpus = static_cast<uint32_t>(torch::cuda::device_count());
     info.samplers = setup_.samplers;
     name_ = info.name;
     host_ = info.host;
+    auto proof = prove_identity(info.name);
+    if (!proof) return proof.error();
     auto answer = ask<NodeAssignment, node_reports_actor>(
         self_, coordinator_, setup_.cluster.join_timeout_s,
-        "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_);
+        "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_,
+        *proof);
     if (!answer) return answer.error();
     std::tie(assignment_, reports_) = std::move(*answer);
     auto config = node_config(assignment_, setup_.cluster);
@@ -176,6 +221,21 @@ class Node {
     log(fmt::format("joined the coordinator at {} as node {}; BLAS: {}", where(), assignment_.node,
                     blas_text()));
     return Status::ok();
+  }
+
+  // Asks the coordinator for a nonce and, with TLS, checks it is the coordinator; the proof of
+  // this node's identity over that nonce (empty without TLS).
+  Expected<IdentityProof> prove_identity(const std::string& name) {
+    const auto nonce = fresh_nonce();
+    auto answer = ask<std::string, IdentityProof>(
+        self_, coordinator_, setup_.cluster.join_timeout_s,
+        "the coordinator at " + where() + " did not answer the join", challenge_atom::value, nonce);
+    if (!answer) return answer.error();
+    if (!credentials_) return IdentityProof{};
+    const auto& [coordinator_nonce, coordinator_proof] = *answer;
+    if (auto checked = check_coordinator(setup_, *credentials_, nonce, coordinator_proof); !checked)
+      return checked.error();
+    return credentials_->key.prove(join_statement(coordinator_nonce, name));
   }
 
   Status build() {
@@ -232,6 +292,7 @@ class Node {
     watched_.add(self_, "relay door", caf::actor_cast<caf::actor>(relay_door_));
     auto port = planes_.publish(relay_door_, host, 0);
     if (!port) return port.error().within("the node's weights plane");
+    log(fmt::format("relays weights to the nodes below it on {}:{}", host, *port));
     auto answer = ask<WeightsSource>(self_, coordinator_, config_.run.message_timeout_s,
                                      "the coordinator did not place the node in the relay tree",
                                      relay_atom::value, assignment_.node,
@@ -310,8 +371,8 @@ class Node {
           [&](caf::down_msg& down) {
             done = true;
             if (down.source == coordinator_.address()) {
-              outcome = Error("lost the coordinator at " + where() + ": " + describe(down.reason) +
-                              "; the node stops (restart it to join a new coordinator)");
+              lost_coordinator_ = true;
+              outcome = Error("lost the coordinator at " + where() + ": " + describe(down.reason));
               return;
             }
             const auto it = watched_.names.find(down.source);
@@ -333,11 +394,13 @@ class Node {
   }
 
   const NodeSetup& setup_;
+  std::optional<ClusterCredentials> credentials_;  // with TLS: who it is, and its CA
+  std::string name_;
   PlaneSystems& planes_;
   caf::scoped_actor self_;       // control plane: the coordinator, the agent, watching
   caf::scoped_actor data_self_;  // data plane: the gate (its handles cross on that connection)
   caf::scoped_actor weights_self_;  // weights plane: the distributor it takes its weights from
-  std::string address_, name_, host_;
+  std::string address_, host_;
   coordinator_actor coordinator_;
   segment_gate_actor gate_;
   node_actor agent_;
@@ -349,6 +412,7 @@ class Node {
   Config config_;
   BuiltGraph graph_;
   Watched watched_;
+  bool lost_coordinator_ = false;
 };
 
 // Stops the node's actor systems; if that takes longer than `limit_s`, ends the process with
@@ -374,6 +438,35 @@ void stop_systems(std::unique_ptr<PlaneSystems> planes, double limit_s, int stat
   watchdog.join();
 }
 
+// Runs the node; one that lost its coordinator dials it again for cluster.rejoin_timeout_s and
+// joins it once it is back (resumed from its logdir), in the same actor systems, with a graph
+// built afresh. Released, stopped, failed, or no coordinator in time: that outcome.
+Expected<NodeOutcome> run_until_released(const NodeSetup& setup, PlaneSystems& planes,
+                                         const std::optional<ClusterCredentials>& credentials,
+                                         const std::string& name, const RunRequests* requests) {
+  double dial_timeout_s = setup.cluster.join_timeout_s;
+  std::string timeout_key = "cluster.join_timeout_s";
+  for (;;) {
+    Node node(setup, planes, credentials, name);
+    auto outcome = node.run(requests, dial_timeout_s, timeout_key);
+    if (outcome || !node.lost_coordinator()) return outcome;
+    const auto rejoin_s = setup.cluster.rejoin_timeout_s;
+    if (rejoin_s <= 0 || (requests && requests->stop_requested()))
+      return outcome.error().within("the node stops (cluster.rejoin_timeout_s = 0)");
+    const auto line = outcome.error().message() +
+                      fmt::format(
+                          "; dialling it again for up to cluster.rejoin_timeout_s = {} s "
+                          "(a coordinator resumed from the run's logdir takes it back)",
+                          rejoin_s);
+    if (setup.log)
+      setup.log(line);
+    else
+      fmt::print(stderr, "dvla-node {}: {}\n", name, line);
+    dial_timeout_s = rejoin_s;
+    timeout_key = "cluster.rejoin_timeout_s";
+  }
+}
+
 }  // namespace
 
 Status check_node_transport(const NodeSetup& setup) {
@@ -388,6 +481,10 @@ Status check_node_transport(const NodeSetup& setup) {
 
 Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* requests) {
   if (auto secure = check_node_transport(setup); !secure) return secure.error();
+  auto credentials = load_credentials(setup.cluster, PeerRole::node);
+  if (!credentials) return credentials.error().within("this node's identity");
+  auto name = name_of(setup, *credentials);
+  if (!name) return name.error();
   if (!setup.cluster.tls() && !is_loopback_host(setup.coordinator.host))
     fmt::print(stderr,
                "dvla-node: WARNING: plain TCP beyond loopback (cluster.insecure=true): anyone on "
@@ -402,11 +499,7 @@ Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* reques
   } catch (const std::exception& e) {
     return Error(e.what());
   }
-  Expected<NodeOutcome> outcome = Error("not run");
-  {
-    Node node(setup, *planes);
-    outcome = node.run(requests);
-  }
+  auto outcome = run_until_released(setup, *planes, *credentials, *name, requests);
   stop_systems(std::move(planes), setup.teardown_timeout_s, outcome ? 0 : 1,
                outcome ? outcome->why : outcome.error().message());
   return outcome;

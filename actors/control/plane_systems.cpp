@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include <dvla/actors/control/tls_error_queue.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/type_registry.hpp>
 
@@ -30,6 +31,10 @@ void configure(caf::actor_system_config& config, size_t scheduler_threads,
     config.set("middleman.connection-timeout", span(network.connection_timeout_s));
   }
   if (!network.tls()) return;
+  if (!tls_error_queue_cleared())
+    throw Failure(
+        "TLS: OpenSSL's SSL_read is not dvla's wrapper (actors/control/tls_error_queue.hpp): one "
+        "peer's ended connection would end the others'; link the program as an executable");
   // Any openssl key set makes CAF authenticate both ends: mutual TLS.
   config.load<caf::openssl::manager>();
   config.set("openssl.certificate", network.tls_certificate);

@@ -586,6 +586,9 @@ void open_cluster(self_ptr self) {
   c.data_port = data_port_of_gate;
   c.data_system = &planes.data();
   c.trainer = s.graph.trainer;
+  auto credentials = load_credentials(s.config.cluster, PeerRole::coordinator);
+  if (!credentials) throw Failure("the coordinator's identity: " + credentials.error().message());
+  c.credentials = std::move(*credentials);
   // Published on the weights plane: the learner's distributor behind a door that takes attaches
   // only (whole versions come from the trainer, in this process).
   auto weights_door =

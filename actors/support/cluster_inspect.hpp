@@ -5,6 +5,7 @@
 #include <dvla/actors/interfaces.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/cluster/node_info.hpp>
+#include <dvla/runtime/cluster/peer_identity.hpp>
 #include <dvla/runtime/cluster/weights_source.hpp>
 
 namespace dvla {
@@ -20,6 +21,11 @@ typename Inspector::result_type inspect(Inspector& f, NodeAssignment& x) {
   return f(caf::meta::type_name("dvla::NodeAssignment"), x.node, x.name, x.config_text,
            x.first_sampler, x.samplers, x.envs_per_sampler, x.replicas, x.data_port, x.group,
            x.group_name, x.graph_shape);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, IdentityProof& x) {
+  return f(caf::meta::type_name("dvla::IdentityProof"), x.certificate, x.signature);
 }
 
 template <class Inspector>

@@ -167,12 +167,24 @@ std::vector<Setting> config_settings(Config& c) {
       {"cluster.connection_timeout_s",
        "seconds of silence after which a peer (node or coordinator) is lost",
        &c.cluster.connection_timeout_s},
+      {"cluster.rejoin_timeout_s",
+       "nodes: seconds a node that lost its coordinator keeps dialling it, to join it again once "
+       "it is back (dvla-ppo --resume LOGDIR --listen on the same address); 0: it stops at once",
+       &c.cluster.rejoin_timeout_s},
       {"cluster.tls.certificate",
        "PEM certificate of this process (mutual TLS; with .key, .cafile)",
        &c.cluster.tls_certificate},
       {"cluster.tls.key", "PEM private key of cluster.tls.certificate", &c.cluster.tls_key},
       {"cluster.tls.cafile", "PEM CA certificate that peers' certificates must chain to",
        &c.cluster.tls_cafile},
+      {"cluster.tls.check_address",
+       "nodes: true: refuse a coordinator whose certificate is not for the address dialled (its "
+       "subjectAltNames); false: trust the CA and the coordinator role alone",
+       &c.cluster.tls_check_address},
+      {"cluster.allowed_nodes",
+       "names that may join as nodes (with TLS: their certificates' names), comma-separated; "
+       "empty: any node of the cluster's CA",
+       &c.cluster.allowed_nodes},
       {"cluster.insecure",
        "true: allow plain TCP beyond loopback (without cluster.tls.*, anyone who reaches the "
        "ports can join or talk to the run); false: refuse to start there without TLS",
@@ -309,6 +321,11 @@ Status validate(const ClusterConfig& c, RunMode mode) {
   if (c.node_samplers < 0) return fail("cluster.node_samplers must be 0 (auto) or more");
   if (c.node_replicas < 1) return fail("cluster.node_replicas must be at least 1");
   if (!(c.heartbeat_interval_s > 0)) return fail("cluster.heartbeat_interval_s must be positive");
+  if (!(c.rejoin_timeout_s >= 0))
+    return fail("cluster.rejoin_timeout_s must be 0 (no rejoining) or more");
+  for (const auto& name : c.allowed_nodes)
+    if (name.empty() || name.size() > 128)
+      return fail("cluster.allowed_nodes: '" + name + "' is no node name (1 to 128 characters)");
   if (!(c.connection_timeout_s > c.heartbeat_interval_s))
     return fail("cluster.connection_timeout_s must be longer than cluster.heartbeat_interval_s");
   const int tls_keys = !c.tls_certificate.empty() + !c.tls_key.empty() + !c.tls_cafile.empty();

@@ -145,12 +145,21 @@ struct ClusterConfig {
   int node_replicas = 1;       // inference replicas per node
   double heartbeat_interval_s = 0.5;  // every process of the cluster sends heartbeats this often
   double connection_timeout_s = 5;    // a peer silent this long is lost (killed, cut off or hung)
+  // Nodes: how long one that lost its coordinator keeps dialling it, to join it again once it is
+  // back (resumed from its logdir); 0: it stops at once.
+  double rejoin_timeout_s = 120;
   // Mutual TLS (all three, or none): this process's certificate and key, and the CA whose
   // certificates it accepts. scripts/cluster-certs.sh makes them.
   std::string tls_certificate, tls_key, tls_cafile;
   // Secure by default: beyond loopback a coordinator or node needs the three tls keys; this is
   // the explicit switch that lets it run in plain TCP there (warned at start, in the summary).
   bool insecure = false;
+  // Nodes check that the coordinator's certificate is for the address they dial (its SANs:
+  // scripts/cluster-certs.sh, DVLA_CERT_HOSTS); false: not (clusters addressed otherwise, e.g.
+  // through a tunnel). The certificate's CA and coordinator role are checked either way.
+  bool tls_check_address = true;
+  // The names (their certificates' names, with TLS) that may join as nodes; empty: any.
+  std::vector<std::string> allowed_nodes;
   // A peer refused this many messages (malformed, not its to send, out of bounds) is cut off.
   int max_refusals = 100;
 

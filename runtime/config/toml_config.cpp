@@ -107,6 +107,17 @@ Status set_typed(const Setting& setting, const toml::value& v) {
       *f = std::move(out);
       return {};
     }
+    Status operator()(std::vector<std::string>* f) const {
+      if (!v.is_array()) return Error(where(v, key) + " needs an array of quoted strings");
+      std::vector<std::string> out;
+      for (const auto& item : v.as_array()) {
+        if (!item.is_string() || item.as_string().str.empty())
+          return Error(where(item, key) + " needs an array of non-empty quoted strings");
+        out.push_back(item.as_string().str);
+      }
+      *f = std::move(out);
+      return {};
+    }
     Status operator()(const EnumField& f) const {
       if (!v.is_string() || !f.set(v.as_string().str))
         return Error(where(v, key) + " needs one of " + f.choices + " (a quoted string)");
