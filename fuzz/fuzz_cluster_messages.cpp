@@ -34,9 +34,11 @@ struct Context {
   }
 };
 
+// Never destroyed: CAF's own statics may be gone by the time static objects are, and an actor
+// system torn down then crashes in its destructor.
 Context& context() {
-  static Context c;
-  return c;
+  static auto* c = new Context;
+  return *c;
 }
 
 void check_loaded(const std::string& name, const caf::type_erased_value& value) {

@@ -30,11 +30,16 @@ typename Inspector::result_type inspect(Inspector& f, Frame<K>& x) {
   } else if constexpr (std::is_base_of_v<caf::deserializer, Inspector>) {
     size_t n = 0;
     if (auto err = f.begin_sequence(n)) return err;
-    if constexpr (std::is_same_v<Inspector, caf::binary_deserializer>) {
-      if (n > f.remaining()) return caf::make_error(caf::sec::end_of_stream);
-    }
     if (n > max_remote_frame_bytes)
       return caf::make_error(caf::sec::invalid_argument, "frame too large");
+    // A size is checked against the bytes that arrived before anything is allocated for it: CAF
+    // hands a message's values the base deserializer, so this asks what it is (a 40-byte message
+    // claiming 4 GiB made the process allocate them: found by fuzz_cluster_messages).
+    const auto* bytes_in = dynamic_cast<const caf::binary_deserializer*>(&f);
+    if (bytes_in == nullptr)
+      return caf::make_error(caf::sec::invalid_argument,
+                             "a frame arrives through CAF's binary deserializer only");
+    if (n > bytes_in->remaining()) return caf::make_error(caf::sec::end_of_stream);
     std::byte* out = nullptr;
     Bytes bytes = Bytes::allocate(n, out);
     if (n > 0)
