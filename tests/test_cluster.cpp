@@ -191,6 +191,18 @@ double best_evaluation(const std::string& logdir, const json& summary) {
   return best;
 }
 
+// A run whose nodes a and b were honest: the run's env steps are theirs, each as it counted
+// them itself, and the run learned CartPole.
+void check_honest_nodes_learned(const json& summary, const std::string& logdir,
+                                const ChildProcess& a, const ChildProcess& b) {
+  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
+  check_own_count(summary, "a", a);
+  check_own_count(summary, "b", b);
+  const double best = best_evaluation(logdir, summary);
+  MESSAGE("best evaluation ", best);
+  CHECK(best >= 195.0);
+}
+
 }  // namespace
 
 TEST_CASE("a coordinator and two node processes learn CartPole as one process does") {
@@ -582,12 +594,7 @@ TEST_CASE(
     CHECK(n["env_steps"].get<uint64_t>() <= 8 * 32);
     CHECK(n["lost_reason"].get<std::string>().find("cut off") != std::string::npos);
   }
-  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
-  check_own_count(summary, "a", a);
-  check_own_count(summary, "b", b);
-  const double best = best_evaluation(logdir, summary);
-  MESSAGE("best evaluation ", best);
-  CHECK(best >= 195.0);
+  check_honest_nodes_learned(summary, logdir, a, b);
 }
 
 TEST_CASE(
@@ -660,12 +667,7 @@ TEST_CASE(
   REQUIRE(summary.is_object());
   REQUIRE(summary["nodes"].size() == 2);
   for (const auto& n : summary["nodes"]) CHECK(n["state"] == "running");
-  CHECK(node_steps(summary) == summary["env_steps"].get<uint64_t>());
-  check_own_count(summary, "a", a);
-  check_own_count(summary, "b", b);
-  const double best = best_evaluation(logdir, summary);
-  MESSAGE("best evaluation ", best);
-  CHECK(best >= 195.0);
+  check_honest_nodes_learned(summary, logdir, a, b);
 }
 
 TEST_CASE(
