@@ -11,6 +11,10 @@
 //   impostor  join as node 'a' with the certificate given (not a's)
 //   flood     ask for 300 join challenges, then send 100 joins whose proofs are garbage; prints
 //             "flood: refused: N of 100" with N the joins refused
+//   pose      pose as the coordinator: publish a coordinator's door on HOST:CONTROL_PORT (0: a
+//             free port; prints "pose: listening on PORT") and answer each node's challenge with
+//             a proof of the certificate given; prints "pose: refused: no node joined" after 30 s
+//             without a join, "pose: TAKEN: a node joined" at once when one joins
 //   plain, other-ca  connect at all (run without certificates, or with another CA's): the TLS
 //             handshake must fail ("CASE: unreachable: WHY")
 //   node      join as a node of its own and take its segment intake, then: a segment of a sampler
@@ -264,10 +268,46 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
   return "refused: cut off: " + told.get() + "; " + segments;
 }
 
+// Poses as the coordinator (see the cases above).
+std::string pose(PlaneSystems& planes, const std::string& host, uint16_t port,
+                 const RogueIdentity& identity) {
+  auto joined = std::make_shared<std::promise<void>>();
+  auto outcome = joined->get_future();
+  auto door = planes.control().spawn(
+      [&identity, joined](coordinator_actor::pointer) -> coordinator_actor::behavior_type {
+        return {
+            [&identity](challenge_atom,
+                        const std::string& node_nonce) -> caf::result<std::string, IdentityProof> {
+              IdentityProof proof;
+              if (identity.key) proof = *identity.key->prove(coordinator_statement(node_nonce));
+              return {fresh_nonce(), proof};
+            },
+            [joined](join_atom, const NodeInfo&, const node_actor&,
+                     const IdentityProof&) -> caf::result<NodeAssignment, node_reports_actor> {
+              joined->set_value();
+              return make_error(errc::not_allowed, "a pose");
+            },
+            [](relay_atom, uint32_t, const WeightsSource&) -> caf::result<WeightsSource> {
+              return make_error(errc::not_allowed, "a pose");
+            },
+            [](ready_atom, uint32_t, const std::vector<EndpointRef>&) -> caf::result<uint32_t> {
+              return make_error(errc::not_allowed, "a pose");
+            },
+        };
+      });
+  auto published = planes.publish(door, host, port);
+  if (!published) return "unreachable: " + published.error().message();
+  std::cout << "pose: listening on " << *published << std::endl;
+  if (outcome.wait_for(std::chrono::seconds(30)) == std::future_status::ready)
+    return "TAKEN: a node joined";
+  return "refused: no node joined";
+}
+
 std::string attack(PlaneSystems& planes, const std::string& host, uint16_t control,
                    uint16_t weights, const std::string& kind, const RogueIdentity& identity) {
   // Connected as the published interface says (CAF checks it), then used as any actor: a typed
   // handle limits what its holder sends only at compile time.
+  if (kind == "pose") return pose(planes, host, control, identity);
   Expected<caf::actor> target = Error("unknown case");
   if (kind == "weights" || kind == "chunk") {
     auto door = planes.connect<relay_door_actor>(planes.data(), host, weights);

@@ -719,3 +719,60 @@ TEST_CASE(
   CHECK(node_steps(summary) > 0);
   check_own_count(summary, "a", a);
 }
+
+TEST_CASE(
+    "a node refuses a coordinator posing with a node's certificate, and one whose certificate is "
+    "not for the address it dialled unless cluster.tls.check_address=false") {
+  Cluster cluster("coordinator-identity");
+  const auto ca = cluster.dir() + "/ca";
+  const std::string script = DVLA_CLUSTER_CERTS;
+  REQUIRE(std::system((script + " " + ca + " coordinator a b rogue > /dev/null").c_str()) == 0);
+  const std::vector<std::string> brief = {"--set", "cluster.join_timeout_s=5"};
+  {
+    ChildProcess rogue(
+        DVLA_ROGUE,
+        {"127.0.0.1", "0", "0", "pose", ca + "/rogue.pem", ca + "/rogue.key", ca + "/ca.pem"},
+        cluster.dir() + "/pose");
+    std::smatch m;
+    const std::regex listening("pose: listening on ([0-9]+)");
+    REQUIRE_MESSAGE(
+        rogue.wait_for_out([&](const std::string& o) { return std::regex_search(o, listening); }),
+        rogue.err());
+    const auto out = rogue.out();
+    REQUIRE(std::regex_search(out, m, listening));
+    auto& a = cluster.start_node_program(
+        "a", DVLA_NODE,
+        std::vector<std::string>{"--coordinator", "127.0.0.1:" + m[1].str()} + tls(ca, "a") +
+            brief);
+    CHECK(a.wait() == 1);
+    CHECK_MESSAGE(a.err().find("is node 'rogue': a node's certificate cannot act as the "
+                               "coordinator") != std::string::npos,
+                  a.err());
+    CHECK(rogue.out().find("TAKEN") == std::string::npos);
+    rogue.signal(SIGTERM);
+  }
+  // A coordinator on 127.0.0.2: its certificate is for 127.0.0.1, localhost and this machine.
+  REQUIRE(cluster.start_coordinator_program(
+              DVLA_PPO,
+              std::vector<std::string>{"--listen", "127.0.0.2:0", "--json", "--nodes", "1",
+                                       "--max-env-steps", "20000", "--set", "eval.episodes=2"} +
+                  tls(ca, "coordinator")) != 0);
+  const auto at = "127.0.0.2:" + std::to_string(cluster.port());
+  auto& strict = cluster.start_node_program(
+      "a", DVLA_NODE, std::vector<std::string>{"--coordinator", at} + tls(ca, "a") + brief);
+  CHECK(strict.wait() == 1);
+  CHECK_MESSAGE(strict.err().find("not for 127.0.0.2") != std::string::npos, strict.err());
+  CHECK_MESSAGE(strict.err().find("cluster.tls.check_address=false") != std::string::npos,
+                strict.err());
+  auto& trusting = cluster.start_node_program(
+      "b", DVLA_NODE,
+      std::vector<std::string>{"--coordinator", at, "--samplers", "1", "--set",
+                               "cluster.tls.check_address=false"} +
+          tls(ca, "b"));
+  REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
+  CHECK_MESSAGE(trusting.wait() == 0, trusting.err());
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  REQUIRE(summary["nodes"].size() == 1);
+  CHECK(summary["nodes"][0]["name"] == "b");
+}

@@ -369,3 +369,31 @@ TEST_CASE("secure by default: listening beyond loopback needs the TLS keys or cl
   CHECK(!dvla::is_loopback_host("128.0.0.1"));
   CHECK(!dvla::is_loopback_host("example.org"));
 }
+
+TEST_CASE("cluster.allowed_nodes is a list of names; cluster.rejoin_timeout_s is not negative") {
+  dvla::Config c;
+  REQUIRE(dvla::set_config_value(c, "cluster.allowed_nodes", "a, node-2"));
+  CHECK(c.cluster.allowed_nodes == std::vector<std::string>{"a", "node-2"});
+  CHECK(*dvla::get_config_value(c, "cluster.allowed_nodes") == "a,node-2");
+  const auto empty_name = dvla::set_config_value(c, "cluster.allowed_nodes", "a,,b");
+  REQUIRE(!empty_name);
+  CHECK(empty_name.error().message().find("cluster.allowed_nodes") != std::string::npos);
+  REQUIRE(dvla::set_config_value(c, "cluster.allowed_nodes", ""));
+  CHECK(c.cluster.allowed_nodes.empty());
+  REQUIRE(dvla::load_config_text(
+      c, "cluster.allowed_nodes = b\ncluster.tls.check_address = false\n", "text"));
+  CHECK(c.cluster.allowed_nodes == std::vector<std::string>{"b"});
+  CHECK(!c.cluster.tls_check_address);
+  CHECK(dvla::validate(c));
+  const std::string path = "test_config_allowed_nodes.toml";
+  std::ofstream(path) << "[cluster]\nallowed_nodes = [\"a\", \"b\"]\n";
+  REQUIRE(dvla::load_config_file(c, path));
+  CHECK(c.cluster.allowed_nodes == std::vector<std::string>{"a", "b"});
+  std::ofstream(path) << "[cluster]\nallowed_nodes = [\"a\", 2]\n";
+  CHECK(!dvla::load_config_file(c, path));
+  std::remove(path.c_str());
+  c.cluster.rejoin_timeout_s = -1;
+  const auto negative = dvla::validate(c);
+  REQUIRE(!negative);
+  CHECK(negative.error().message().find("cluster.rejoin_timeout_s") != std::string::npos);
+}
