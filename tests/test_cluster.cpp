@@ -191,6 +191,24 @@ double best_evaluation(const std::string& logdir, const json& summary) {
   return best;
 }
 
+// A port P of 127.0.0.1 with P, P+1 and P+2 free, below the ephemeral range (32768 and up on
+// Linux), or 0.
+uint16_t free_port_triple() {
+  auto free = [](uint16_t port) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    close(fd);
+    return ok;
+  };
+  for (auto p = static_cast<uint16_t>(20000 + 3 * (getpid() % 3000)); p < 32000; p += 3)
+    if (free(p) && free(p + 1) && free(p + 2)) return p;
+  return 0;
+}
+
 // A run whose nodes a and b were honest: the run's env steps are theirs, each as it counted
 // them itself, and the run learned CartPole.
 void check_honest_nodes_learned(const json& summary, const std::string& logdir,
@@ -675,12 +693,16 @@ TEST_CASE(
     "run's logdir, which finishes the run with it") {
   Cluster cluster("rejoin");
   const auto logdir = cluster.dir() + "/run";
-  const auto port = cluster.start_coordinator(
-      std::vector<std::string>{"--nodes", "1", "--max-env-steps", "300000", "--set",
-                               "checkpoint.every=5", "--set", "eval.episodes=2", "--logdir",
-                               logdir} +
-      heartbeats);
+  // The resumed coordinator listens on the same port and the two after it: three free ports
+  // below the ephemeral range, which the node's own connections (dialling again) cannot take.
+  const auto port = free_port_triple();
   REQUIRE(port != 0);
+  REQUIRE(cluster.start_coordinator_program(
+              DVLA_PPO, std::vector<std::string>{"--listen", "127.0.0.1:" + std::to_string(port),
+                                                 "--json", "--nodes", "1", "--max-env-steps",
+                                                 "300000", "--set", "checkpoint.every=5", "--set",
+                                                 "eval.episodes=2", "--logdir", logdir} +
+                            heartbeats) == port);
   auto& a =
       cluster.start_node("a", one_sampler + heartbeats +
                                   std::vector<std::string>{"--set", "cluster.rejoin_timeout_s=60"});
@@ -699,11 +721,12 @@ TEST_CASE(
   }),
                   a.err());
   // The run resumed on the same address, without restarting the node.
-  REQUIRE(cluster.start_coordinator_program(
-              DVLA_PPO, std::vector<std::string>{"--resume", logdir, "--listen",
-                                                 "127.0.0.1:" + std::to_string(port), "--json",
-                                                 "--nodes", "1"} +
-                            heartbeats) == port);
+  REQUIRE_MESSAGE(cluster.start_coordinator_program(
+                      DVLA_PPO, std::vector<std::string>{"--resume", logdir, "--listen",
+                                                         "127.0.0.1:" + std::to_string(port),
+                                                         "--json", "--nodes", "1"} +
+                                    heartbeats) == port,
+                  cluster.coordinator().err());
   REQUIRE_MESSAGE(cluster.coordinator().wait() == 0, cluster.coordinator().err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
   const auto log = a.err();

@@ -85,14 +85,18 @@ Status same_graph(const Graph& graph, const NodeAssignment& a) {
 // Dials the coordinator until it answers or `timeout_s` passed (it may start later, or come
 // back). The error names each distinct failure seen (a TLS refusal says more than an attempt cut
 // short by the deadline, whichever came last).
+// `lost`: the coordinator this node lost, if any — CAF may still hand out its cached handle for
+// the address until it has noticed the connection is gone; that is no coordinator yet.
 Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup, double timeout_s,
-                                 const std::string& timeout_key, const RunRequests* requests) {
+                                 const std::string& timeout_key, const RunRequests* requests,
+                                 const caf::node_id& lost) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::vector<std::string> seen;
   for (int attempt = 1;; ++attempt) {
     auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
                                                setup.coordinator.port);
-    if (c) return c;
+    if (c && (!lost || c->node() != lost)) return c;
+    if (c) c = Error("only the coordinator that was lost answers (not yet noticed gone)");
     if (auto why = c.error().message();
         seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
       seen.push_back(std::move(why));
@@ -167,8 +171,8 @@ class Node {
   // Joins (dialling for `dial_timeout_s`, named by `timeout_key`), builds its part, collects
   // until released, stopped, or the coordinator is lost (then lost_coordinator()).
   Expected<NodeOutcome> run(const RunRequests* requests, double dial_timeout_s,
-                            const std::string& timeout_key) {
-    auto joined = join(dial_timeout_s, timeout_key, requests);
+                            const std::string& timeout_key, const caf::node_id& lost) {
+    auto joined = join(dial_timeout_s, timeout_key, requests, lost);
     if (!joined) return joined.error();
     auto built = build();
     if (!built) return (watched_.stop_all(), built.error());
@@ -186,11 +190,13 @@ class Node {
   const std::string& where() const { return address_; }
 
   bool lost_coordinator() const { return lost_coordinator_; }
+  caf::node_id coordinator_node() const { return coordinator_.node(); }
 
  private:
-  Status join(double dial_timeout_s, const std::string& timeout_key, const RunRequests* requests) {
+  Status join(double dial_timeout_s, const std::string& timeout_key, const RunRequests* requests,
+              const caf::node_id& lost) {
     address_ = setup_.coordinator.text();
-    auto coordinator = dial(planes_, setup_, dial_timeout_s, timeout_key, requests);
+    auto coordinator = dial(planes_, setup_, dial_timeout_s, timeout_key, requests, lost);
     if (!coordinator) return coordinator.error();
     coordinator_ = *coordinator;
     self_->monitor(coordinator_);
@@ -446,10 +452,12 @@ Expected<NodeOutcome> run_until_released(const NodeSetup& setup, PlaneSystems& p
                                          const std::string& name, const RunRequests* requests) {
   double dial_timeout_s = setup.cluster.join_timeout_s;
   std::string timeout_key = "cluster.join_timeout_s";
+  caf::node_id lost;
   for (;;) {
     Node node(setup, planes, credentials, name);
-    auto outcome = node.run(requests, dial_timeout_s, timeout_key);
+    auto outcome = node.run(requests, dial_timeout_s, timeout_key, lost);
     if (outcome || !node.lost_coordinator()) return outcome;
+    lost = node.coordinator_node();
     const auto rejoin_s = setup.cluster.rejoin_timeout_s;
     if (rejoin_s <= 0 || (requests && requests->stop_requested()))
       return outcome.error().within("the node stops (cluster.rejoin_timeout_s = 0)");
