@@ -459,8 +459,10 @@ Expected<NodeOutcome> run_until_released(const NodeSetup& setup, PlaneSystems& p
     if (outcome || !node.lost_coordinator()) return outcome;
     lost = node.coordinator_node();
     const auto rejoin_s = setup.cluster.rejoin_timeout_s;
-    if (rejoin_s <= 0 || (requests && requests->stop_requested()))
-      return outcome.error().within("the node stops (cluster.rejoin_timeout_s = 0)");
+    if (rejoin_s <= 0)
+      return Error(outcome.error().message() + "; the node stops (cluster.rejoin_timeout_s = 0)");
+    if (requests && requests->stop_requested())
+      return Error(outcome.error().message() + "; the node stops (asked to)");
     const auto line = outcome.error().message() +
                       fmt::format(
                           "; dialling it again for up to cluster.rejoin_timeout_s = {} s "
@@ -469,7 +471,7 @@ Expected<NodeOutcome> run_until_released(const NodeSetup& setup, PlaneSystems& p
     if (setup.log)
       setup.log(line);
     else
-      fmt::print(stderr, "dvla-node {}: {}\n", name, line);
+      fmt::print(stderr, "dvla-node{}{}: {}\n", name.empty() ? "" : " ", name, line);
     dial_timeout_s = rejoin_s;
     timeout_key = "cluster.rejoin_timeout_s";
   }
