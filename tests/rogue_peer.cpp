@@ -9,8 +9,9 @@
 //   chunk     hand it a first chunk of a version that claims 2^40 bytes
 //   join      join anonymously (no sender to bind a node to)
 //   impostor  join as node 'a' with the certificate given (not a's)
-//   flood     ask for 300 join challenges, then send 100 joins whose proofs are garbage; prints
-//             "flood: refused: N of 100" with N the joins refused
+//   flood     ask for a challenge with a 64 KiB nonce of no hex, then 300 join challenges, then
+//             send 100 joins whose proofs are garbage; prints "flood: refused: N of 100; a
+//             malformed nonce: refused" with N the joins refused
 //   pose      pose as the coordinator: publish a coordinator's door on HOST:CONTROL_PORT (0: a
 //             free port; prints "pose: listening on PORT") and answer each node's challenge with
 //             a proof of the certificate given; prints "pose: refused: no node joined" after 30 s
@@ -208,6 +209,10 @@ node_actor idle_agent(PlaneSystems& planes) {
 // Many challenges, then many joins with garbage proofs: how many joins were refused.
 std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
   caf::scoped_actor self{planes.data()};
+  std::string malformed = "; a malformed nonce: TAKEN";
+  self->request(coordinator, wait, challenge_atom::value, std::string(1 << 16, 'z'))
+      .receive([](std::string&, IdentityProof&) {},
+               [&](const caf::error&) { malformed = "; a malformed nonce: refused"; });
   for (int i = 0; i < 300; ++i)
     self->request(coordinator, wait, challenge_atom::value, fresh_nonce())
         .receive([](std::string&, IdentityProof&) {}, [](const caf::error&) {});
@@ -220,7 +225,8 @@ std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
         .receive([](NodeAssignment&, node_reports_actor&) {},
                  [&](const caf::error&) { ++refused; });
   }
-  return refused == 100 ? "refused: 100 of 100" : "TAKEN: " + std::to_string(100 - refused);
+  return (refused == 100 ? "refused: 100 of 100" : "TAKEN: " + std::to_string(100 - refused)) +
+         malformed;
 }
 
 // Joins as a node (a process of its own, with an agent the coordinator can release), then

@@ -533,7 +533,8 @@ TEST_CASE(
   auto& a = cluster.start_node("a", one_sampler + tls(ca, "a"));
   // A join flood before b joins: b joins all the same.
   const auto flooded = run_rogue("flood", rogue_with(ca, "rogue"), "flood");
-  CHECK_MESSAGE(flooded.find("flood: refused: 100 of 100") == 0, flooded);
+  CHECK_MESSAGE(flooded.find("flood: refused: 100 of 100; a malformed nonce: refused") == 0,
+                flooded);
   auto& b = cluster.start_node("b", one_sampler + tls(ca, "b"));
   REQUIRE_MESSAGE(cluster.wait_until_counted("a"), coordinator.out());  // mid-run
   // Each attack, and how it must be answered (anonymous ones get no answer: the log says).
@@ -576,28 +577,33 @@ TEST_CASE(
         "anonymous): a message coordinator does not take",
         "refused join from a peer that is no node (CAF node anonymous): a join from an "
         "anonymous sender",
-        "refused the TLS peer at 127.0.0.1:", "a peer without TLS?",
+        "refused the TLS peer at 127.0.0.1:",
+        "a peer without TLS?",
         "refused join from a peer that is no node (CAF node ",
         "a join as node 'a' with the certificate of node 'rogue'",
         "a join with the coordinator's certificate (the coordinator 'coordinator'), which is no "
         "node's",
         "a join whose proof of identity fails: its certificate is no PEM certificate",
+        "refused challenge from a peer that is no node (CAF node ",
+        "a challenge request whose nonce is not 64 lowercase hex digits",
         "node 'a' (its certificate's name, checked;",
         "relay door rejected a message: a message from node ",
         "the weights plane's door takes attaches only",
         "refused report from node 'rogue' (CAF node ",
         "a report other than a refusal from node 'rogue'",
         "refused relay place from node 'rogue' (CAF node ",
-        "refused segment from node 'rogue' (CAF node ", ", which is not node 'rogue''s (samplers ",
+        "refused segment from node 'rogue' (CAF node ",
+        ", which is not node 'rogue''s (samplers ",
         "node 'rogue' cut off after 5 refused messages (cluster.max_refusals)"})
     CHECK_MESSAGE(log.find(line) != std::string::npos, line);
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
-  // The flood's 100 joins, the two impostors', release, quorum (outside the door's interface)
+  // The flood's malformed nonce and 100 joins, the two impostors', release, quorum (outside
+  // the door's interface)
   // and the anonymous join: strangers'; the version and the chunk: the weights door's; the rogue
   // node's five (a segment of another's sampler, its report, relay requests) and those still on
   // their way when it was cut off: its own.
-  CHECK(summary["refused_strangers"].get<uint64_t>() == 105);
+  CHECK(summary["refused_strangers"].get<uint64_t>() == 106);
   CHECK(summary["rejected_messages"].get<uint64_t>() >= 10);
   REQUIRE(summary["nodes"].size() == 3);
   for (const auto& n : summary["nodes"]) {

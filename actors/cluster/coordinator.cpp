@@ -4,7 +4,6 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 #include <map>
 #include <memory>
@@ -20,6 +19,7 @@
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/sender_check.hpp>
+#include <dvla/core/hex.hpp>
 #include <dvla/messages/metrics.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
@@ -160,19 +160,21 @@ std::string take_challenge(CoordinatorState& s, const caf::node_id& process) {
 }
 
 bool is_nonce(const std::string& text) {
-  return text.size() == 2 * nonce_bytes &&
-         std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(c) != 0; });
+  const auto bytes = from_hex(text);
+  return bytes && bytes->size() == nonce_bytes;
 }
 
 // A process about to join: a nonce for it to sign, and the coordinator's proof over its nonce.
 caf::result<std::string, IdentityProof> challenge(self_ptr self, const std::string& node_nonce) {
   auto& s = self->state;
   const auto process = sender_node(self);
-  if (!process) return refuse_request(self, "join", "a challenge request from an anonymous sender");
+  if (!process)
+    return refuse_request(self, "challenge", "a challenge request from an anonymous sender");
   if (!is_nonce(node_nonce))
     return refuse_request(
-        self, "join",
-        fmt::format("a challenge request whose nonce is not {} hex digits", 2 * nonce_bytes));
+        self, "challenge",
+        fmt::format("a challenge request whose nonce is not {} lowercase hex digits",
+                    2 * nonce_bytes));
   take_challenge(s, process);
   if (s.challenges.size() == max_challenges) s.challenges.pop_front();
   auto nonce = fresh_nonce();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <dvla/core/expected.hpp>
+#include <dvla/core/hex.hpp>  // the RNG state is hex in state.json
 #include <dvla/messages/frame.hpp>
 #include <dvla/runtime/config/config.hpp>
 
@@ -42,10 +43,6 @@ struct Checkpoint {
   CheckpointState state;
   std::string optimizer_path;  // empty: no optimizer state
 };
-
-// Binary state (an RNG's) as text for state.json, and back.
-std::string to_hex(const void* data, size_t size);
-Expected<std::vector<uint8_t>> from_hex(const std::string& text);
 
 // The optimizer's state as bytes (LibTorch archive, learners/optimizer_state.hpp); none: the
 // checkpoint has no optimizer.pt.

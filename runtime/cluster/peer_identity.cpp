@@ -12,37 +12,27 @@
 #include <fmt/core.h>
 
 #include <optional>
-#include <vector>
+
+#include <dvla/core/hex.hpp>
 
 namespace dvla {
 namespace {
 
-// RAII for OpenSSL's objects.
-struct FreeX509 {
-  void operator()(X509* x) const { X509_free(x); }
+// RAII for OpenSSL's objects: each freed by its own function.
+template <auto free_function>
+struct Free {
+  template <class T>
+  void operator()(T* p) const {
+    free_function(p);
+  }
 };
-struct FreeKey {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct FreeBio {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-struct FreeStore {
-  void operator()(X509_STORE* s) const { X509_STORE_free(s); }
-};
-struct FreeStoreContext {
-  void operator()(X509_STORE_CTX* c) const { X509_STORE_CTX_free(c); }
-};
-struct FreeDigest {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-struct FreeNames {
-  void operator()(GENERAL_NAMES* n) const { GENERAL_NAMES_free(n); }
-};
-using X509Ptr = std::unique_ptr<X509, FreeX509>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, FreeKey>;
-using BioPtr = std::unique_ptr<BIO, FreeBio>;
-using NamesPtr = std::unique_ptr<GENERAL_NAMES, FreeNames>;
+using X509Ptr = std::unique_ptr<X509, Free<X509_free>>;
+using KeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY_free>>;
+using BioPtr = std::unique_ptr<BIO, Free<BIO_free>>;
+using StorePtr = std::unique_ptr<X509_STORE, Free<X509_STORE_free>>;
+using StoreContextPtr = std::unique_ptr<X509_STORE_CTX, Free<X509_STORE_CTX_free>>;
+using DigestPtr = std::unique_ptr<EVP_MD_CTX, Free<EVP_MD_CTX_free>>;
+using NamesPtr = std::unique_ptr<GENERAL_NAMES, Free<GENERAL_NAMES_free>>;
 
 constexpr std::string_view uri_prefix = "dvla://";
 
@@ -56,9 +46,9 @@ std::string openssl_error() {
   return text;
 }
 
-std::string read_text(const std::string& path, const char* what) {
+Expected<std::string> read_text(const std::string& path, const char* what) {
   BioPtr file(BIO_new_file(path.c_str(), "r"));
-  if (!file) throw Failure(fmt::format("cannot read {} '{}': {}", what, path, openssl_error()));
+  if (!file) return Error(fmt::format("cannot read {} '{}': {}", what, path, openssl_error()));
   std::string text;
   char buffer[4096];
   for (int n; (n = BIO_read(file.get(), buffer, sizeof buffer)) > 0;) text.append(buffer, n);
@@ -129,12 +119,6 @@ std::string hosts_of(X509* certificate) {
   return out.empty() ? "no host at all" : out;
 }
 
-std::string to_hex(const unsigned char* bytes, size_t n) {
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += fmt::format("{:02x}", bytes[i]);
-  return out;
-}
-
 }  // namespace
 
 std::string_view role_name(PeerRole role) {
@@ -171,36 +155,33 @@ IdentityKey::IdentityKey(std::shared_ptr<const Key> key, std::string certificate
 
 Expected<IdentityKey> IdentityKey::load(const std::string& certificate_path,
                                         const std::string& key_path) {
-  try {
-    auto pem = read_text(certificate_path, "cluster.tls.certificate");
-    auto certificate = parse_certificate(pem);
-    if (!certificate)
-      return Error(fmt::format("cluster.tls.certificate '{}' holds no PEM certificate: {}",
-                               certificate_path, openssl_error()));
-    auto identity = identity_of(certificate.get());
-    if (!identity)
-      return identity.error().within("cluster.tls.certificate '" + certificate_path + "'");
-    const auto key_text = read_text(key_path, "cluster.tls.key");
-    BioPtr in(BIO_new_mem_buf(key_text.data(), static_cast<int>(key_text.size())));
-    auto key = std::make_shared<Key>();
-    key->key.reset(in ? PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr) : nullptr);
-    if (!key->key)
-      return Error(fmt::format("cluster.tls.key '{}' holds no (unencrypted) PEM private key: {}",
-                               key_path, openssl_error()));
-    if (X509_check_private_key(certificate.get(), key->key.get()) != 1) {
-      ERR_clear_error();
-      return Error(
-          fmt::format("cluster.tls.key '{}' is not the key of cluster.tls.certificate '{}'",
-                      key_path, certificate_path));
-    }
-    return IdentityKey(std::move(key), std::move(pem), std::move(*identity));
-  } catch (const Failure& f) {
-    return Error(f.what());
+  auto pem = read_text(certificate_path, "cluster.tls.certificate");
+  if (!pem) return pem.error();
+  auto certificate = parse_certificate(*pem);
+  if (!certificate)
+    return Error(fmt::format("cluster.tls.certificate '{}' holds no PEM certificate: {}",
+                             certificate_path, openssl_error()));
+  auto identity = identity_of(certificate.get());
+  if (!identity)
+    return identity.error().within("cluster.tls.certificate '" + certificate_path + "'");
+  const auto key_text = read_text(key_path, "cluster.tls.key");
+  if (!key_text) return key_text.error();
+  BioPtr in(BIO_new_mem_buf(key_text->data(), static_cast<int>(key_text->size())));
+  auto key = std::make_shared<Key>();
+  key->key.reset(in ? PEM_read_bio_PrivateKey(in.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!key->key)
+    return Error(fmt::format("cluster.tls.key '{}' holds no (unencrypted) PEM private key: {}",
+                             key_path, openssl_error()));
+  if (X509_check_private_key(certificate.get(), key->key.get()) != 1) {
+    ERR_clear_error();
+    return Error(fmt::format("cluster.tls.key '{}' is not the key of cluster.tls.certificate '{}'",
+                             key_path, certificate_path));
   }
+  return IdentityKey(std::move(key), std::move(*pem), std::move(*identity));
 }
 
 Expected<IdentityProof> IdentityKey::prove(std::string_view statement) const {
-  std::unique_ptr<EVP_MD_CTX, FreeDigest> context(EVP_MD_CTX_new());
+  DigestPtr context(EVP_MD_CTX_new());
   size_t length = 0;
   const auto* data = reinterpret_cast<const unsigned char*>(statement.data());
   if (!context ||
@@ -216,7 +197,7 @@ Expected<IdentityProof> IdentityKey::prove(std::string_view statement) const {
 }
 
 struct IdentityCheck::Store {
-  std::unique_ptr<X509_STORE, FreeStore> store;
+  StorePtr store;
 };
 
 Expected<IdentityCheck> IdentityCheck::load(const std::string& cafile) {
@@ -239,7 +220,7 @@ Expected<PeerIdentity> IdentityCheck::verify(const IdentityProof& proof,
                              max_signature_bytes));
   auto certificate = parse_certificate(proof.certificate);
   if (!certificate) return Error("its certificate is no PEM certificate: " + openssl_error());
-  std::unique_ptr<X509_STORE_CTX, FreeStoreContext> context(X509_STORE_CTX_new());
+  StoreContextPtr context(X509_STORE_CTX_new());
   if (!context ||
       X509_STORE_CTX_init(context.get(), store_->store.get(), certificate.get(), nullptr) != 1)
     return Error("cannot check its certificate: " + openssl_error());
@@ -251,7 +232,7 @@ Expected<PeerIdentity> IdentityCheck::verify(const IdentityProof& proof,
   }
   auto identity = identity_of(certificate.get());
   if (!identity) return identity.error().within("its certificate");
-  std::unique_ptr<EVP_MD_CTX, FreeDigest> digest(EVP_MD_CTX_new());
+  DigestPtr digest(EVP_MD_CTX_new());
   if (!digest ||
       EVP_DigestVerifyInit(digest.get(), nullptr, EVP_sha256(), nullptr,
                            X509_get0_pubkey(certificate.get())) != 1 ||
