@@ -183,9 +183,10 @@ using segment_gate_actor =
 
 // The coordinator's door on the control plane (published on cluster.listen), all a peer may ask
 // of it: (challenge, the node's nonce) answers with a nonce of the coordinator's for this process
-// and the coordinator's proof of identity over the node's nonce (empty without TLS:
-// runtime/cluster/peer_identity.hpp); (join, info, node, proof) — the proof over that nonce and
-// the node's name, checked against the cluster's CA, the node role and info's name — answers with
+// (runtime/cluster/join_challenges.hpp) and the coordinator's proof of identity over the node's
+// nonce (empty without TLS: runtime/cluster/peer_identity.hpp); (join, info, node, the
+// coordinator's nonce, proof) — the nonce issued to this process, the proof over it and the
+// node's name, checked against the cluster's CA, the node role and info's name — answers with
 // the node's assignment and where it reports (node_reports_actor), and watches the node; (ready,
 // node, endpoints): the node has built its part and has the current weights — its control endpoints
 // join the control plane, and the answer (the node's number) says its samplers may start (once
@@ -194,8 +195,8 @@ using segment_gate_actor =
 // or a relay node). Ready and relay are taken only from the process that joined as that node.
 using coordinator_actor = caf::typed_actor<
     caf::replies_to<challenge_atom, std::string>::with<std::string, IdentityProof>,
-    caf::replies_to<join_atom, NodeInfo, node_actor, IdentityProof>::with<NodeAssignment,
-                                                                          node_reports_actor>,
+    caf::replies_to<join_atom, NodeInfo, node_actor, std::string,
+                    IdentityProof>::with<NodeAssignment, node_reports_actor>,
     caf::replies_to<relay_atom, uint32_t, WeightsSource>::with<WeightsSource>,
     caf::replies_to<ready_atom, uint32_t, std::vector<EndpointRef>>::with<uint32_t>>;
 

@@ -62,8 +62,9 @@ void seed_cluster_messages(const fs::path& corpus) {
   seed(system, dir, "dvla::IdentityProof", proof);
   seed(system, dir, "dvla::WeightsSource", WeightsSource{"b", "10.0.0.2", 7010});
   seed(system, dir, "dvla::EndpointRef", EndpointRef{"a/sampler-0", {}, true, "a"});
-  seed_message(system, dir / "join",
-               caf::make_message(join_atom::value, info, node_actor{}, proof));
+  seed_message(
+      system, dir / "join",
+      caf::make_message(join_atom::value, info, node_actor{}, std::string(64, 'e'), proof));
   seed_message(system, dir / "challenge",
                caf::make_message(challenge_atom::value, std::string(64, 'f')));
   seed_message(system, dir / "assignment",

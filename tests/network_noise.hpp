@@ -4,9 +4,11 @@
 // cluster's ports, test_cluster's "rogue noise" case).
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -14,15 +16,22 @@
 
 namespace dvla::test {
 
-// A TCP connection to 127.0.0.1:port, closed with the object; -1 when it could not connect.
+// A TCP connection to 127.0.0.1:port from `from` (another loopback address: a peer other than
+// the honest nodes, which dial from 127.0.0.1), closed with the object; -1 when it could not
+// connect.
 class Connection {
  public:
-  explicit Connection(uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+  explicit Connection(uint16_t port, const char* from = "127.0.0.1")
+      : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &source.sin_addr);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    if (fd_ >= 0 && (bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof source) != 0 ||
+                     connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)) {
       close(fd_);
       fd_ = -1;
     }
@@ -36,6 +45,14 @@ class Connection {
   Connection& operator=(Connection&&) = delete;
 
   bool open() const { return fd_ >= 0; }
+  // Whether the other end has closed the connection (checked without waiting).
+  bool closed_by_peer() const {
+    pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+    if (fd_ < 0 || poll(&p, 1, 0) != 1) return false;
+    if ((p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return true;
+    char byte = 0;
+    return recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+  }
   // Sends `bytes` (as much as the peer takes: it may close on us).
   void send_bytes(const std::vector<uint8_t>& bytes) const {
     if (fd_ >= 0) (void)::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
@@ -44,6 +61,17 @@ class Connection {
  private:
   int fd_;
 };
+
+// How many of `connections` the other end has closed: once `expected` are, or after 30 s.
+inline size_t closed_by_peer(const std::vector<Connection>& connections, size_t expected) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    size_t closed = 0;
+    for (const auto& c : connections) closed += c.closed_by_peer() ? 1 : 0;
+    if (closed >= expected || std::chrono::steady_clock::now() > deadline) return closed;
+    usleep(20000);
+  }
+}
 
 inline std::vector<uint8_t> random_bytes(std::mt19937& rng, size_t n) {
   std::vector<uint8_t> out(n);

@@ -10,7 +10,8 @@
 //   join      join anonymously (no sender to bind a node to)
 //   impostor  join as node 'a' with the certificate given (not a's)
 //   flood     ask for a challenge with a 64 KiB nonce of no hex, then 300 join challenges, then
-//             send 100 joins whose proofs are garbage; prints "flood: refused: N of 100; a
+//             send 100 joins whose proofs are garbage (50 of them with nonces it was given, 50
+//             with nonces of its own); prints "flood: refused: N of 100; a
 //             malformed nonce: refused" with N the joins refused
 //   pose      pose as the coordinator: publish a coordinator's door on HOST:CONTROL_PORT (0: a
 //             free port; prints "pose: listening on PORT") and answer each node's challenge with
@@ -188,7 +189,7 @@ Expected<std::pair<NodeAssignment, node_reports_actor>> join_as(
   if (identity.key) proof = *identity.key->prove(join_statement(nonce, name));
   NodeInfo info{name, "rogue-host", static_cast<uint64_t>(getpid()), 1, 0, "", 0, 1};
   std::pair<NodeAssignment, node_reports_actor> joined;
-  self->request(coordinator, wait, join_atom::value, info, agent, proof)
+  self->request(coordinator, wait, join_atom::value, info, agent, nonce, proof)
       .receive(
           [&](NodeAssignment& a, node_reports_actor& r) {
             joined = {a, r};
@@ -213,14 +214,18 @@ std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
   self->request(coordinator, wait, challenge_atom::value, std::string(1 << 16, 'z'))
       .receive([](std::string&, IdentityProof&) {},
                [&](const caf::error&) { malformed = "; a malformed nonce: refused"; });
+  std::vector<std::string> issued;
   for (int i = 0; i < 300; ++i)
     self->request(coordinator, wait, challenge_atom::value, fresh_nonce())
-        .receive([](std::string&, IdentityProof&) {}, [](const caf::error&) {});
+        .receive([&](std::string& nonce, IdentityProof&) { issued.push_back(nonce); },
+                 [](const caf::error&) {});
   const auto agent = idle_agent(planes);
   int refused = 0;
-  for (int i = 0; i < 100; ++i) {
+  // Half with nonces it was given, half with nonces of its own making.
+  for (size_t i = 0; i < 100; ++i) {
     NodeInfo info{"flood-" + std::to_string(i), "rogue-host", 1, 1, 0, "", 0, 1};
-    self->request(coordinator, wait, join_atom::value, info, agent,
+    const auto nonce = i < 50 && i < issued.size() ? issued[i] : fresh_nonce();
+    self->request(coordinator, wait, join_atom::value, info, agent, nonce,
                   IdentityProof{"-----BEGIN CERTIFICATE-----\ngarbage", std::string(64, 'x')})
         .receive([](NodeAssignment&, node_reports_actor&) {},
                  [&](const caf::error&) { ++refused; });
@@ -288,7 +293,7 @@ std::string pose(PlaneSystems& planes, const std::string& host, uint16_t port,
               if (identity.key) proof = *identity.key->prove(coordinator_statement(node_nonce));
               return {fresh_nonce(), proof};
             },
-            [joined](join_atom, const NodeInfo&, const node_actor&,
+            [joined](join_atom, const NodeInfo&, const node_actor&, const std::string&,
                      const IdentityProof&) -> caf::result<NodeAssignment, node_reports_actor> {
               joined->set_value();
               return make_error(errc::not_allowed, "a pose");
@@ -348,7 +353,7 @@ std::string attack(PlaneSystems& planes, const std::string& host, uint16_t contr
       caf::anon_send(*target, quorum_atom::value);
     else
       caf::anon_send(*target, join_atom::value, NodeInfo{"rogue", "rogue-host", 1, 1, 0, "", 0, 1},
-                     node_actor{}, IdentityProof{});
+                     node_actor{}, fresh_nonce(), IdentityProof{});
     std::this_thread::sleep_for(std::chrono::seconds(1));  // let it cross before we go
     return "refused: (anonymous: see the coordinator's log)";
   }

@@ -209,6 +209,13 @@ uint16_t free_port_triple() {
   return 0;
 }
 
+// How often `pattern` occurs in `text`.
+size_t count_matches(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
 // A run whose nodes a and b were honest: the run's env steps are theirs, each as it counted
 // them itself, and the run learned CartPole.
 void check_honest_nodes_learned(const json& summary, const std::string& logdir,
@@ -655,18 +662,21 @@ TEST_CASE(
   const auto coordinator_before = dvla::test::resident_kib(coordinator.pid());
   const auto a_before = dvla::test::resident_kib(a.pid());
   std::mt19937 rng(7);
+  // The honest nodes dial from 127.0.0.1; a rogue from 127.0.0.2 opens 50 idle connections to
+  // each port (the coordinator's process keeps 64 of its 150, cluster.max_connections_per_address,
+  // each until cluster.tls.handshake_timeout_s); another from 127.0.0.3 sends noise.
   std::vector<Connection> idle;
   for (const auto port : ports) {
-    for (int i = 0; i < 20; ++i) {
-      Connection(port).send_bytes(dvla::test::random_bytes(rng, 4096));
-      Connection(port).send_bytes(dvla::test::truncated_client_hello(rng));
-    }
     for (int i = 0; i < 50; ++i) {
-      idle.emplace_back(port);
+      idle.emplace_back(port, "127.0.0.2");
       CHECK(idle.back().open());
     }
+    for (int i = 0; i < 20; ++i) {
+      Connection(port, "127.0.0.3").send_bytes(dvla::test::random_bytes(rng, 4096));
+      Connection(port, "127.0.0.3").send_bytes(dvla::test::truncated_client_hello(rng));
+    }
   }
-  // With 200 connections open that say nothing, b joins and takes its weights through a.
+  // With those connections open that say nothing, b joins and takes its weights through a.
   auto& b = cluster.start_node("b", one_sampler + tls(ca, "b"));
   REQUIRE_MESSAGE(cluster.wait_until_counted("b"), coordinator.out(), b.err());
   const auto coordinator_growth = dvla::test::resident_kib(coordinator.pid()) - coordinator_before;
@@ -677,6 +687,8 @@ TEST_CASE(
   // MiB; a leak per connection or per byte of noise would be far beyond this.
   CHECK(coordinator_growth < 256 * 1024);
   CHECK(a_growth < 256 * 1024);
+  // Each process ended the idle connections it kept once their handshake was overdue.
+  CHECK(dvla::test::closed_by_peer(idle, idle.size()) == idle.size());
   idle.clear();
   REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
   CHECK_MESSAGE(a.wait() == 0, a.err());
@@ -686,12 +698,85 @@ TEST_CASE(
   CHECK_MESSAGE(log.find("node 'b' takes its weights from a (127.0.0.1:" +
                          std::to_string(relay_port)) != std::string::npos,
                 log);
-  CHECK_MESSAGE(a.err().find("refused the TLS peer at 127.0.0.1:") != std::string::npos, a.err());
+  CHECK_MESSAGE(log.find("refused a TLS connection from 127.0.0.2:") != std::string::npos, log);
+  for (const auto& process_log : {log, a.err()})
+    CHECK_MESSAGE(process_log.find("closed a TLS connection from 127.0.0.2: no handshake within "
+                                   "10 s") != std::string::npos,
+                  process_log);
+  CHECK_MESSAGE(a.err().find("refused the TLS peer at 127.0.0.3:") != std::string::npos, a.err());
   const auto summary = cluster.summary();
   REQUIRE(summary.is_object());
+  // At least the 86 over the bound and the 64 overdue of the rogue's (and the noise's, some).
+  CHECK(summary["refused_connections"].get<uint64_t>() >= 150);
   REQUIRE(summary["nodes"].size() == 2);
   for (const auto& n : summary["nodes"]) CHECK(n["state"] == "running");
   check_honest_nodes_learned(summary, logdir, a, b);
+}
+
+TEST_CASE(
+    "rogue connections: a process keeps at most cluster.max_connections_per_address TLS "
+    "connections from one address (the rest refused at once, said once, counted), frees a slot "
+    "when one closes, ends a handshake overdue after cluster.tls.handshake_timeout_s; a node from "
+    "another address joins") {
+  Cluster cluster("connections");
+  const auto ca = cluster.dir() + "/ca";
+  const std::string script = DVLA_CLUSTER_CERTS;
+  REQUIRE(std::system((script + " " + ca + " coordinator a > /dev/null").c_str()) == 0);
+  REQUIRE(cluster.start_coordinator(
+              std::vector<std::string>{"--nodes", "1", "--max-env-steps", "20000", "--set",
+                                       "eval.episodes=0", "--set",
+                                       "cluster.max_connections_per_address=16", "--set",
+                                       "cluster.tls.handshake_timeout_s=5"} +
+              tls(ca, "coordinator")) != 0);
+  auto& coordinator = cluster.coordinator();
+  const char* rogue = "127.0.0.2";
+  // 50 idle connections: the first 16 kept, 34 closed at once.
+  std::vector<Connection> idle;
+  for (int i = 0; i < 50; ++i) {
+    idle.emplace_back(cluster.port(), rogue);
+    REQUIRE(idle.back().open());
+  }
+  CHECK(dvla::test::closed_by_peer(idle, 34) == 34);
+  for (size_t i = 0; i < idle.size(); ++i) CHECK_MESSAGE(idle[i].closed_by_peer() == (i >= 16), i);
+  // The 16 kept are ended when their handshake is overdue.
+  CHECK(dvla::test::closed_by_peer(idle, 50) == 50);
+  uint64_t refused = 50;
+  idle.clear();
+  // Their slots free again (once the coordinator has seen them go: tried again until then), 16
+  // of 20 new ones are kept.
+  bool kept = false;
+  for (int attempt = 0; attempt < 10 && !kept; ++attempt) {
+    std::vector<Connection> again;
+    for (int i = 0; i < 20; ++i) again.emplace_back(cluster.port(), rogue);
+    const auto closed = dvla::test::closed_by_peer(again, 4);
+    refused += closed;
+    kept = closed == 4;
+    for (size_t i = 0; kept && i < again.size(); ++i)
+      CHECK_MESSAGE(again[i].closed_by_peer() == (i >= 16), i);
+    again.clear();
+    usleep(500000);
+  }
+  CHECK(kept);
+  // A node (from 127.0.0.1) joins and the run finishes.
+  auto& a = cluster.start_node("a", one_sampler + tls(ca, "a"));
+  REQUIRE_MESSAGE(coordinator.wait() == 0, coordinator.err());
+  CHECK_MESSAGE(a.wait() == 0, a.err());
+  const auto log = coordinator.err();
+  // Said once while the address held connections: for the 34, and again after all were gone.
+  CHECK_MESSAGE(count_matches(log,
+                              "refused a TLS connection from 127\\.0\\.0\\.2:[0-9]+: 16 "
+                              "connections from that address are open") >= 2,
+                log);
+  CHECK_MESSAGE(count_matches(log,
+                              "closed a TLS connection from 127\\.0\\.0\\.2: no handshake "
+                              "within 5 s") == 1,
+                log);
+  const auto summary = cluster.summary();
+  REQUIRE(summary.is_object());
+  CHECK(summary["refused_connections"].get<uint64_t>() == refused);
+  REQUIRE(summary["nodes"].size() == 1);
+  CHECK(summary["nodes"][0]["name"] == "a");
+  CHECK(summary["env_steps"].get<uint64_t>() >= 20000);
 }
 
 TEST_CASE(

@@ -370,7 +370,9 @@ TEST_CASE("secure by default: listening beyond loopback needs the TLS keys or cl
   CHECK(!dvla::is_loopback_host("example.org"));
 }
 
-TEST_CASE("cluster.allowed_nodes is a list of names; cluster.rejoin_timeout_s is not negative") {
+TEST_CASE(
+    "cluster.allowed_nodes is a list of names; cluster.rejoin_timeout_s is not negative; a node "
+    "needs 3 connections per address") {
   dvla::Config c;
   REQUIRE(dvla::set_config_value(c, "cluster.allowed_nodes", "a, node-2"));
   CHECK(c.cluster.allowed_nodes == std::vector<std::string>{"a", "node-2"});
@@ -396,4 +398,9 @@ TEST_CASE("cluster.allowed_nodes is a list of names; cluster.rejoin_timeout_s is
   const auto negative = dvla::validate(c);
   REQUIRE(!negative);
   CHECK(negative.error().message().find("cluster.rejoin_timeout_s") != std::string::npos);
+  c.cluster.rejoin_timeout_s = 0;
+  REQUIRE(dvla::set_config_value(c, "cluster.max_connections_per_address", "2"));
+  CHECK(dvla::validate(c).error().message() ==
+        "invalid config: cluster.max_connections_per_address must be at least 3 (a node opens one "
+        "connection per plane)");
 }

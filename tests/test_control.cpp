@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <dvla/actors/atoms.hpp>
+#include <dvla/actors/control/accepted_tls_connections.hpp>
 #include <dvla/actors/control/control_endpoint.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
 #include <dvla/actors/control/supervisor.hpp>
@@ -251,4 +252,49 @@ TEST_CASE("the planes' scheduler workers wait for work: a trickle of messages co
   MESSAGE(switches, " voluntary context switches for ", messages, " messages");
   CHECK(switches < 10 * messages);
   self->send_exit(echo, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE(
+    "accepted TLS connections: one over its address's bound is refused (told once while the "
+    "address holds any), a closed one frees its slot, other addresses are not affected, a "
+    "handshake past its timeout is ended") {
+  using dvla::actors::AcceptedTlsConnections;
+  using Admission = AcceptedTlsConnections::Admission;
+  using std::chrono::seconds;
+  AcceptedTlsConnections connections(2, seconds(10));
+  const auto t0 = AcceptedTlsConnections::Clock::now();
+  int a = 0, b = 0, c = 0, d = 0, e = 0;
+  CHECK(connections.open(&a, "10.0.0.1", t0) == Admission::admitted);
+  CHECK(connections.open(&a, "10.0.0.1", t0) == Admission::admitted);  // counted once
+  CHECK(connections.open(&b, "10.0.0.1", t0) == Admission::admitted);
+  CHECK(connections.open_from("10.0.0.1") == 2);
+  CHECK(connections.open(&c, "10.0.0.1", t0) == Admission::refused_told);
+  CHECK(connections.open(&d, "10.0.0.1", t0) == Admission::refused);
+  CHECK_FALSE(connections.counted(&c));
+  CHECK(connections.open(&c, "10.0.0.2", t0) == Admission::admitted);
+  CHECK(connections.refused() == 2);
+  connections.close(&d);  // never admitted: nothing to give back
+  CHECK(connections.open_from("10.0.0.1") == 2);
+  connections.close(&a);
+  CHECK(connections.open(&e, "10.0.0.1", t0) == Admission::admitted);
+  CHECK(connections.open(&a, "10.0.0.1", t0) == Admission::refused);  // told already
+  connections.close(&b);
+  connections.close(&e);
+  CHECK(connections.open_from("10.0.0.1") == 0);
+  // All of its connections gone, the address is told again the next time it is over the bound.
+  CHECK(connections.open(&a, "10.0.0.1", t0) == Admission::admitted);
+  CHECK(connections.open(&b, "10.0.0.1", t0 + seconds(5)) == Admission::admitted);
+  CHECK(connections.open(&d, "10.0.0.1", t0) == Admission::refused_told);
+  CHECK(connections.open_from("10.0.0.2") == 1);
+  CHECK(connections.refused() == 4);
+  // Handshakes: on time, then overdue (told once per address), a session not counted is no
+  // business of this.
+  CHECK(connections.handshake(&a, t0 + seconds(10)) == Admission::admitted);
+  CHECK(connections.handshake(&a, t0 + seconds(11)) == Admission::refused_told);
+  CHECK(connections.handshake(&b, t0 + seconds(11)) == Admission::admitted);
+  CHECK(connections.handshake(&b, t0 + seconds(16)) == Admission::refused);
+  CHECK(connections.handshake(&d, t0 + seconds(100)) == Admission::admitted);
+  CHECK(connections.address_of(&a) == "10.0.0.1");
+  CHECK(connections.address_of(&d).empty());
+  CHECK(connections.refused() == 6);
 }

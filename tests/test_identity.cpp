@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include <dvla/runtime/cluster/cluster_credentials.hpp>
+#include <dvla/runtime/cluster/join_challenges.hpp>
 #include <dvla/runtime/cluster/peer_identity.hpp>
 
 namespace {
@@ -151,3 +153,39 @@ TEST_CASE("the coordinator's certificate is for loopback, this machine and DVLA_
 }
 
 }  // namespace
+
+TEST_CASE(
+    "join challenges: a nonce is good for the process it was issued to, by the coordinator that "
+    "issued it, within its window; forged, altered, other processes' and late ones are refused") {
+  using Clock = JoinChallenges::Clock;
+  const JoinChallenges challenges(std::chrono::seconds(60));
+  const auto t0 = Clock::now();
+  const auto nonce = challenges.issue("abc#1", t0);
+  CHECK(nonce.size() == 2 * nonce_bytes);
+  CHECK(challenges.check(nonce, "abc#1", t0 + std::chrono::seconds(59)));
+  CHECK(challenges.issue("abc#1", t0) == nonce);  // nothing random kept: the same inputs, the same
+  CHECK(challenges.issue("abc#2", t0) != nonce);
+  const auto refused = [&](const std::string& n, const std::string& process, Clock::time_point at) {
+    const auto checked = challenges.check(n, process, at);
+    return checked ? std::string("TAKEN") : checked.error().message();
+  };
+  CHECK(refused(nonce, "abc#2", t0) ==
+        "its challenge was not issued to its process by this coordinator");
+  CHECK(refused(fresh_nonce(), "abc#1", t0) ==
+        "its challenge was not issued to its process by this coordinator");
+  auto altered = nonce;
+  altered.back() = altered.back() == '0' ? '1' : '0';
+  CHECK(refused(altered, "abc#1", t0) ==
+        "its challenge was not issued to its process by this coordinator");
+  auto later = nonce;  // the issue time moved on: the MAC no longer holds
+  later[14] = later[14] == '0' ? '1' : '0';
+  CHECK(refused(later, "abc#1", t0) ==
+        "its challenge was not issued to its process by this coordinator");
+  CHECK(refused(nonce, "abc#1", t0 + std::chrono::seconds(61)) ==
+        "its challenge is older than 60 s: ask for a new one");
+  CHECK(refused("zz", "abc#1", t0) == "its challenge is not 64 hex digits");
+  CHECK(refused("", "abc#1", t0) == "its challenge is not 64 hex digits");
+  // Another coordinator process (another key) takes none of this one's.
+  const JoinChallenges other(std::chrono::seconds(60));
+  CHECK_FALSE(other.check(nonce, "abc#1", t0));
+}

@@ -4,7 +4,6 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +20,7 @@
 #include <dvla/actors/support/sender_check.hpp>
 #include <dvla/core/hex.hpp>
 #include <dvla/messages/metrics.hpp>
+#include <dvla/runtime/cluster/join_challenges.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
 
@@ -54,12 +54,10 @@ struct CoordinatorState {
   // of new peers must not grow it without bound).
   std::set<std::pair<std::string, std::string>> logged;
   std::vector<caf::node_id> cut_off;  // processes of nodes cut off: they may not join again
-  // The nonce each process that asked to join was given, oldest first: a join must sign its own
-  // (one per process, at most max_challenges: a flood of askers only drops the oldest).
-  std::deque<std::pair<caf::node_id, std::string>> challenges;
+  // The nonces a join must bring back and sign: issued to the asking process, kept by no one.
+  // A node joins right after it asked (a few round trips); a minute leaves room for a slow one.
+  JoinChallenges challenges{std::chrono::seconds(60)};
 };
-
-constexpr size_t max_challenges = 256;
 
 using self_ptr = coordinator_core_actor::stateful_pointer<CoordinatorState>;
 
@@ -149,16 +147,6 @@ caf::error refuse_request(self_ptr self, const std::string& kind, const std::str
   return make_error(errc::not_allowed, why);
 }
 
-// The nonce issued to `process`, taken (it signs one join), or empty.
-std::string take_challenge(CoordinatorState& s, const caf::node_id& process) {
-  auto it = std::find_if(s.challenges.begin(), s.challenges.end(),
-                         [&](const auto& c) { return same_process(c.first, process); });
-  if (it == s.challenges.end()) return {};
-  auto nonce = std::move(it->second);
-  s.challenges.erase(it);
-  return nonce;
-}
-
 bool is_nonce(const std::string& text) {
   const auto bytes = from_hex(text);
   return bytes && bytes->size() == nonce_bytes;
@@ -175,10 +163,7 @@ caf::result<std::string, IdentityProof> challenge(self_ptr self, const std::stri
         self, "challenge",
         fmt::format("a challenge request whose nonce is not {} lowercase hex digits",
                     2 * nonce_bytes));
-  take_challenge(s, process);
-  if (s.challenges.size() == max_challenges) s.challenges.pop_front();
-  auto nonce = fresh_nonce();
-  s.challenges.emplace_back(process, nonce);
+  auto nonce = s.challenges.issue(process_text(process), JoinChallenges::Clock::now());
   if (!s.setup.credentials) return {nonce, IdentityProof{}};
   auto proof = s.setup.credentials->key.prove(coordinator_statement(node_nonce));
   if (!proof) return make_error(errc::bad_setup, proof.error().message());
@@ -188,9 +173,10 @@ caf::result<std::string, IdentityProof> challenge(self_ptr self, const std::stri
 // Who a joining process is: with TLS, what its proof over its nonce shows (a node's certificate
 // of the CA, named as it joins), else the name it gives; and that name is allowed.
 Status check_identity(CoordinatorState& s, const caf::node_id& process, const NodeInfo& info,
-                      const IdentityProof& proof) {
-  const auto nonce = take_challenge(s, process);
-  if (nonce.empty()) return Error("a join without a challenge first (or after a newer one)");
+                      const std::string& nonce, const IdentityProof& proof) {
+  if (auto issued = s.challenges.check(nonce, process_text(process), JoinChallenges::Clock::now());
+      !issued)
+    return issued.error().within("a join without a challenge of its own");
   if (s.setup.credentials) {
     auto identity = s.setup.credentials->check.verify(proof, join_statement(nonce, info.name));
     if (!identity) return identity.error().within("a join whose proof of identity fails");
@@ -209,6 +195,7 @@ Status check_identity(CoordinatorState& s, const caf::node_id& process, const No
 
 caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeInfo& info,
                                                      const node_actor& node,
+                                                     const std::string& nonce,
                                                      const IdentityProof& proof) {
   auto& s = self->state;
   const auto process = sender_node(self);
@@ -226,7 +213,7 @@ caf::result<NodeAssignment, node_reports_actor> join(self_ptr self, const NodeIn
     return refuse_request(self, "join",
                           "a second join from the process of node '" +
                               member_by_process(s, process)->assignment.name + "'");
-  if (auto identity = check_identity(s, process, info, proof); !identity)
+  if (auto identity = check_identity(s, process, info, nonce, proof); !identity)
     return refuse_request(self, "join", identity.error().message());
   if (name_taken(s, info.name))
     return refuse_request(self, "join",
@@ -447,9 +434,8 @@ coordinator_core_actor::behavior_type coordinator(self_ptr self, CoordinatorSetu
   if (s.setup.config.cluster.nodes == 0) start(self, "cluster.nodes = 0");
   return {
       [self](challenge_atom, const std::string& node_nonce) { return challenge(self, node_nonce); },
-      [self](join_atom, const NodeInfo& info, const node_actor& node, const IdentityProof& proof) {
-        return join(self, info, node, proof);
-      },
+      [self](join_atom, const NodeInfo& info, const node_actor& node, const std::string& nonce,
+             const IdentityProof& proof) { return join(self, info, node, nonce, proof); },
       [self](relay_atom, uint32_t node, WeightsSource& own) {
         return relay(self, node, std::move(own));
       },
@@ -486,8 +472,10 @@ coordinator_actor::behavior_type coordinator_door(coordinator_actor::pointer sel
       [self, core](challenge_atom a, std::string& node_nonce) {
         return self->delegate(core, a, std::move(node_nonce));
       },
-      [self, core](join_atom a, NodeInfo& info, node_actor& node, IdentityProof& proof) {
-        return self->delegate(core, a, std::move(info), std::move(node), std::move(proof));
+      [self, core](join_atom a, NodeInfo& info, node_actor& node, std::string& nonce,
+                   IdentityProof& proof) {
+        return self->delegate(core, a, std::move(info), std::move(node), std::move(nonce),
+                              std::move(proof));
       },
       [self, core](relay_atom a, uint32_t node, WeightsSource& own) {
         return self->delegate(core, a, node, std::move(own));

@@ -213,7 +213,7 @@ class Node {
     auto answer = ask<NodeAssignment, node_reports_actor>(
         self_, coordinator_, setup_.cluster.join_timeout_s,
         "the coordinator at " + where() + " did not take the node", join_atom::value, info, agent_,
-        *proof);
+        proof->coordinator_nonce, proof->proof);
     if (!answer) return answer.error();
     std::tie(assignment_, reports_) = std::move(*answer);
     auto config = node_config(assignment_, setup_.cluster);
@@ -229,19 +229,27 @@ class Node {
     return Status::ok();
   }
 
-  // Asks the coordinator for a nonce and, with TLS, checks it is the coordinator; the proof of
-  // this node's identity over that nonce (empty without TLS).
-  Expected<IdentityProof> prove_identity(const std::string& name) {
+  // The coordinator's nonce for this process, and the proof of this node's identity over it and
+  // its name (empty without TLS).
+  struct JoinProof {
+    std::string coordinator_nonce;
+    IdentityProof proof;
+  };
+
+  // Asks the coordinator for a nonce and, with TLS, checks it is the coordinator.
+  Expected<JoinProof> prove_identity(const std::string& name) {
     const auto nonce = fresh_nonce();
     auto answer = ask<std::string, IdentityProof>(
         self_, coordinator_, setup_.cluster.join_timeout_s,
         "the coordinator at " + where() + " did not answer the join", challenge_atom::value, nonce);
     if (!answer) return answer.error();
-    if (!credentials_) return IdentityProof{};
-    const auto& [coordinator_nonce, coordinator_proof] = *answer;
+    auto& [coordinator_nonce, coordinator_proof] = *answer;
+    if (!credentials_) return JoinProof{std::move(coordinator_nonce), {}};
     if (auto checked = check_coordinator(setup_, *credentials_, nonce, coordinator_proof); !checked)
       return checked.error();
-    return credentials_->key.prove(join_statement(coordinator_nonce, name));
+    auto proof = credentials_->key.prove(join_statement(coordinator_nonce, name));
+    if (!proof) return proof.error();
+    return JoinProof{std::move(coordinator_nonce), std::move(*proof)};
   }
 
   Status build() {
@@ -501,11 +509,8 @@ Expected<NodeOutcome> run_node(const NodeSetup& setup, const RunRequests* reques
                "the path can read or change this node's traffic\n");
   std::unique_ptr<PlaneSystems> planes;
   try {
-    planes = std::make_unique<PlaneSystems>(
-        true, static_cast<size_t>(setup.scheduler_threads),
-        NetworkOptions{setup.cluster.heartbeat_interval_s, setup.cluster.connection_timeout_s,
-                       setup.cluster.tls_certificate, setup.cluster.tls_key,
-                       setup.cluster.tls_cafile});
+    planes = std::make_unique<PlaneSystems>(true, static_cast<size_t>(setup.scheduler_threads),
+                                            NetworkOptions::of(setup.cluster));
   } catch (const std::exception& e) {
     return Error(e.what());
   }

@@ -5,7 +5,8 @@
 
 #include <chrono>
 
-#include <dvla/actors/control/tls_error_queue.hpp>
+#include <dvla/actors/control/accepted_tls_connections.hpp>
+#include <dvla/actors/control/openssl_hooks.hpp>
 #include <dvla/actors/support/errors.hpp>
 #include <dvla/actors/support/type_registry.hpp>
 
@@ -31,10 +32,13 @@ void configure(caf::actor_system_config& config, size_t scheduler_threads,
     config.set("middleman.connection-timeout", span(network.connection_timeout_s));
   }
   if (!network.tls()) return;
-  if (!tls_error_queue_cleared())
+  if (!openssl_hooks_in_place())
     throw Failure(
-        "TLS: OpenSSL's SSL_read is not dvla's wrapper (actors/control/tls_error_queue.hpp): one "
-        "peer's ended connection would end the others'; link the program as an executable");
+        "TLS: OpenSSL's SSL_read and SSL_free are not dvla's (actors/control/openssl_hooks.hpp): "
+        "one peer's ended connection would end the others', and connections would have no bound; "
+        "link the program as an executable");
+  accepted_tls_connections().set_bounds(network.max_connections_per_address,
+                                        span(network.tls_handshake_timeout_s));
   // Any openssl key set makes CAF authenticate both ends: mutual TLS.
   config.load<caf::openssl::manager>();
   config.set("openssl.certificate", network.tls_certificate);
@@ -51,6 +55,16 @@ std::unique_ptr<caf::actor_system> start_system(caf::actor_system_config& config
 }
 
 }  // namespace
+
+NetworkOptions NetworkOptions::of(const ClusterConfig& cluster) {
+  return {cluster.heartbeat_interval_s,
+          cluster.connection_timeout_s,
+          cluster.tls_certificate,
+          cluster.tls_key,
+          cluster.tls_cafile,
+          static_cast<size_t>(cluster.max_connections_per_address),
+          cluster.tls_handshake_timeout_s};
+}
 
 PlaneSystems::PlaneSystems(bool split, size_t scheduler_threads, NetworkOptions network)
     : network_(std::move(network)) {

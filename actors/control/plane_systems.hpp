@@ -23,6 +23,7 @@
 #include <string>
 
 #include <dvla/core/expected.hpp>
+#include <dvla/runtime/config/config.hpp>
 
 namespace dvla::actors {
 
@@ -30,6 +31,14 @@ struct NetworkOptions {
   double heartbeat_interval_s = 0;  // 0: no heartbeats (one process, or a benchmark)
   double connection_timeout_s = 0;
   std::string tls_certificate, tls_key, tls_cafile;  // all three: mutual TLS; none: plain TCP
+  // With TLS: the connections this process holds from one peer address, and how long one may take
+  // for its handshake (accepted_tls_connections.hpp); set for the whole process by the last
+  // PlaneSystems started.
+  size_t max_connections_per_address = 64;
+  double tls_handshake_timeout_s = 10;
+
+  // A multi-node run's settings (cluster.*).
+  static NetworkOptions of(const ClusterConfig& cluster);
 
   bool tls() const { return !tls_certificate.empty(); }
 };

@@ -14,6 +14,7 @@
 
 #include <dvla/actors/cluster/coordinator.hpp>
 #include <dvla/actors/cluster/segment_gate.hpp>
+#include <dvla/actors/control/accepted_tls_connections.hpp>
 #include <dvla/actors/control/control_plane.hpp>
 #include <dvla/actors/control/graph_restarts.hpp>
 #include <dvla/actors/control/plane_systems.hpp>
@@ -553,6 +554,8 @@ RunStatus current_status(SupervisorState& s) {
   if (s.cluster) {
     status.nodes = s.cluster->status();
     status.version_skew = s.cluster->version_skew();
+    if (s.planes && s.planes->tls())
+      status.refused_connections = accepted_tls_connections().refused();
   }
   status.steps_per_second =
       status.wall_seconds > 0 ? static_cast<double>(s.tally->env_steps_here()) / status.wall_seconds

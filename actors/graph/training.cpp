@@ -208,10 +208,7 @@ Expected<std::unique_ptr<actors::PlaneSystems>> plane_systems(const Config& conf
   const auto& c = config.cluster;
   try {
     if (c.listen.empty()) return std::make_unique<actors::PlaneSystems>(false, threads);
-    return std::make_unique<actors::PlaneSystems>(
-        true, threads,
-        actors::NetworkOptions{c.heartbeat_interval_s, c.connection_timeout_s, c.tls_certificate,
-                               c.tls_key, c.tls_cafile});
+    return std::make_unique<actors::PlaneSystems>(true, threads, actors::NetworkOptions::of(c));
   } catch (const std::exception& e) {
     return Error(e.what());
   }

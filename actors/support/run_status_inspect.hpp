@@ -73,10 +73,10 @@ typename Inspector::result_type inspect(Inspector& f, RunStatus& x) {
   return f(caf::meta::type_name("dvla::RunStatus"), x.env_steps, x.wall_seconds, x.steps_per_second,
            x.episodes, x.mean_return, x.success_rate, x.version, x.policy_lag_mean,
            x.policy_lag_samples, x.samples_trained, x.dropped_stale, x.rejected_messages,
-           x.refused_strangers, x.learner, x.evaluations, x.last_evaluation, x.first_at_target,
-           x.control, x.memory, x.groups, x.segments_dropped, x.nodes, x.version_skew, x.placement,
-           x.last_checkpoint, x.checkpoint_failures, x.checkpoint_error, x.restarts, x.last_restart,
-           x.finished, x.failure);
+           x.refused_strangers, x.refused_connections, x.learner, x.evaluations, x.last_evaluation,
+           x.first_at_target, x.control, x.memory, x.groups, x.segments_dropped, x.nodes,
+           x.version_skew, x.placement, x.last_checkpoint, x.checkpoint_failures,
+           x.checkpoint_error, x.restarts, x.last_restart, x.finished, x.failure);
 }
 
 }  // namespace dvla

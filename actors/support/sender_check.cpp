@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <dvla/core/hex.hpp>
+
 namespace dvla::actors {
 
 namespace {
@@ -31,6 +33,15 @@ bool same_process(const caf::node_id& a, const caf::node_id& b) {
   const auto hx = x->host_id(), hy = y->host_id();
   // The last byte numbers the actor systems of one process.
   return std::equal(hx.begin(), hx.end() - 1, hy.begin());
+}
+
+std::string process_text(const caf::node_id& node) {
+  if (!node) return {};
+  const auto* data = dynamic_cast<const caf::node_id::default_data*>(node.operator->());
+  if (data == nullptr) return caf::to_string(node);
+  const auto host = data->host_id();
+  // Without the last byte, which numbers the actor systems of one process.
+  return to_hex(host.data(), host.size() - 1) + "#" + std::to_string(data->process_id());
 }
 
 bool from_process_of(caf::local_actor* self, const caf::node_id& expected) {

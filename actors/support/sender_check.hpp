@@ -22,6 +22,9 @@ caf::node_id sender_node(caf::local_actor* self);
 // Whether `a` and `b` are actor systems of one process: dvla runs one system per plane, and CAF
 // gives each the process's node id but for its last byte.
 bool same_process(const caf::node_id& a, const caf::node_id& b);
+// The process of `node` as text, alike for all its systems ("" for no node): what a join
+// challenge is issued to.
+std::string process_text(const caf::node_id& node);
 
 // Whether the message came from an actor of this process (any of its planes' systems).
 bool from_this_process(caf::local_actor* self);

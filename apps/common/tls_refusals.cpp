@@ -8,38 +8,27 @@
 // server-side connection an info callback that reports a fatal alert sent or received before the
 // handshake finished. Nothing else of OpenSSL's behaviour changes. Not in the libraries, so users'
 // programs that link dvla keep OpenSSL as it is.
-#include <arpa/inet.h>
 #include <dlfcn.h>
-#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <sys/socket.h>
 
 #include <fmt/core.h>
 
 #include <string>
 
+#include <dvla/actors/control/accepted_tls_connections.hpp>
+#include <dvla/actors/control/socket_peer.hpp>
+
 namespace {
 
-// "ADDRESS:PORT" of the socket's peer, or "an unknown address".
-std::string peer_of(int fd) {
-  sockaddr_storage address{};
-  socklen_t length = sizeof(address);
-  if (fd < 0 || getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    return "an unknown address";
-  char host[INET6_ADDRSTRLEN] = {};
-  if (address.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
-    inet_ntop(AF_INET, &v4.sin_addr, host, sizeof(host));
-    return fmt::format("{}:{}", host, ntohs(v4.sin_port));
-  }
-  if (address.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
-    inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof(host));
-    return fmt::format("[{}]:{}", host, ntohs(v6.sin6_port));
-  }
-  return "an unknown address";
+// The peer's address: the socket's, or once the peer is gone (a reset connection has none), the
+// one it was accepted from.
+std::string peer_of(const SSL* ssl) {
+  const int fd = SSL_get_fd(ssl);
+  if (!dvla::actors::socket_peer_host(fd).empty()) return dvla::actors::socket_peer(fd);
+  const auto accepted = dvla::actors::accepted_tls_connections().address_of(ssl);
+  return accepted.empty() ? "an unknown address" : accepted;
 }
 
 // Why the handshake failed: OpenSSL's reason, and what it says about the peer.
@@ -63,8 +52,8 @@ void report_refusal(const SSL* ssl, int where, int value) {
   if (where != SSL_CB_ACCEPT_EXIT || value > 0) return;
   const int error = SSL_get_error(ssl, value);
   if (error != SSL_ERROR_SSL && error != SSL_ERROR_SYSCALL) return;
-  fmt::print(stderr, "dvla: refused the TLS peer at {}: handshake failed: {}\n",
-             peer_of(SSL_get_fd(ssl)), reason(ssl));
+  fmt::print(stderr, "dvla: refused the TLS peer at {}: handshake failed: {}\n", peer_of(ssl),
+             reason(ssl));
 }
 
 }  // namespace

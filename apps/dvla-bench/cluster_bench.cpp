@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <dvla/runtime/progress/progress_meter.hpp>
 #include "dvla-bench/bench.hpp"
 #include "dvla-bench/child_process.hpp"
+#include "dvla-bench/suite_settings.hpp"
 
 namespace dvla::apps {
 namespace {
@@ -79,9 +81,30 @@ Expected<ClusterFigures> run_cluster(int nodes, const ClusterSetup& c) {
 
 }  // namespace
 
+// The cluster's own settings (latency_us: per env step; nodes: the most nodes) applied to `c`;
+// the rest are the planes part's.
+Expected<BenchOptions> apply_cluster_settings(const BenchOptions& options, ClusterSetup& c) {
+  BenchOptions planes = options;
+  planes.settings.clear();
+  std::vector<std::pair<std::string, std::string>> own;
+  for (const auto& s : options.settings)
+    (s.first == "latency_us" || s.first == "nodes" ? own : planes.settings).push_back(s);
+  int64_t max_nodes = c.node_counts.back();
+  auto applied = apply_whole_settings(own, {{"latency_us", [&](int64_t v) { c.latency_us = v; }},
+                                            {"nodes", [&](int64_t v) { max_nodes = v; }}});
+  if (!applied) return applied.error();
+  c.node_counts.erase(std::remove_if(c.node_counts.begin(), c.node_counts.end(),
+                                     [&](int n) { return n > max_nodes; }),
+                      c.node_counts.end());
+  if (c.node_counts.empty()) return Error("cluster: nodes must be at least 1");
+  return planes;
+}
+
 Expected<nlohmann::json> bench_cluster(const BenchOptions& options) {
   ClusterSetup c;
   if (options.steps > 0) c.steps_per_node = options.steps;
+  auto planes_options = apply_cluster_settings(options, c);
+  if (!planes_options) return planes_options.error();
   fmt::print(
       "cluster on 127.0.0.1: a coordinator and N node processes, each 1 sampler x 8 synthetic envs "
       "({} us a step, sleeping), null policy, {} env steps per node\n",
@@ -109,7 +132,7 @@ Expected<nlohmann::json> bench_cluster(const BenchOptions& options) {
   }
   meter.finish();
   fmt::print("\n");
-  auto planes = bench_planes(options);
+  auto planes = bench_planes(*planes_options);
   if (!planes) return planes.error().within("control round trips under a flood");
   out["planes"] = *planes;
   return out;

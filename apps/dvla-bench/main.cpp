@@ -72,7 +72,8 @@ const std::map<std::string, std::pair<Suite, const char*>>& suites() {
 const char* set_help =
     "pipeline, runtime, backpressure, efficiency, soak: a config key (as for dvla-ppo, listed "
     "below; efficiency: stop.eval_return or stop.eval_success sets the target); planes: sources, "
-    "credits, segment_kib, work_us, rounds; memory: kind (host|cuda), total_mib, weights_mib, "
+    "credits, segment_kib, work_us, rounds; cluster: latency_us (per env step), nodes (the most), "
+    "and the planes keys; memory: kind (host|cuda), total_mib, weights_mib, "
     "sim_live_mib, cycles; replication: params_m, replicas (one size only), nodes (the most), "
     "versions, fanout, chunk_kib";
 

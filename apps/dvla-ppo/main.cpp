@@ -105,6 +105,7 @@ json status_json(const RunStatus& s) {
             {"dropped_stale", s.dropped_stale},
             {"rejected_messages", s.rejected_messages},
             {"refused_strangers", s.refused_strangers},
+            {"refused_connections", s.refused_connections},
             {"checkpoint_failures", s.checkpoint_failures},
             {"checkpoint_error", s.checkpoint_error},
             {"restarts", s.restarts},

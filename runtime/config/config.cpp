@@ -193,6 +193,14 @@ std::vector<Setting> config_settings(Config& c) {
        "messages a peer may have refused (malformed, not its to send, out of bounds) before the "
        "coordinator cuts it off",
        &c.cluster.max_refusals},
+      {"cluster.max_connections_per_address",
+       "with TLS: connections a coordinator or node holds from one peer address (a node opens 3 "
+       "to the coordinator); more are refused (nodes behind one NAT address share it)",
+       &c.cluster.max_connections_per_address},
+      {"cluster.tls.handshake_timeout_s",
+       "a TLS connection whose handshake has not finished this long after it was accepted is "
+       "closed",
+       &c.cluster.tls_handshake_timeout_s},
       {"distribution.chunk_mib",
        "MiB per chunk in which a weight version crosses to a node (checked whole on arrival)",
        &c.distribution.chunk_mib},
@@ -334,6 +342,12 @@ Status validate(const ClusterConfig& c, RunMode mode) {
         "cluster.tls.certificate, cluster.tls.key and cluster.tls.cafile go together: set all "
         "three (mutual TLS) or none");
   if (c.max_refusals < 1) return fail("cluster.max_refusals must be at least 1");
+  if (!(c.tls_handshake_timeout_s > 0))
+    return fail("cluster.tls.handshake_timeout_s must be positive");
+  if (c.max_connections_per_address < 3)
+    return fail(
+        "cluster.max_connections_per_address must be at least 3 (a node opens one connection per "
+        "plane)");
   if (c.listen.empty()) return Status::ok();
   auto address = parse_cluster_address(c.listen);
   if (!address) return fail("cluster.listen: " + address.error().message());

@@ -162,6 +162,12 @@ struct ClusterConfig {
   std::vector<std::string> allowed_nodes;
   // A peer refused this many messages (malformed, not its to send, out of bounds) is cut off.
   int max_refusals = 100;
+  // With TLS, each process holds at most this many connections from one peer address (a node
+  // opens one per plane to the coordinator, and one to its relay parent); more are refused.
+  int max_connections_per_address = 64;
+  // With TLS, a connection whose handshake has not finished this long after it was accepted is
+  // closed (CAF 0.17 has no handshake timeout of its own).
+  double tls_handshake_timeout_s = 10;
 
   bool tls() const { return !tls_certificate.empty(); }
 };

@@ -91,6 +91,8 @@ struct RunStatus {
   // A multi-node run: messages of peers that joined as no node, refused by the coordinator's side
   // (the nodes' own are in NodeStatus::refused; every refusal is in rejected_messages too).
   uint64_t refused_strangers = 0;
+  // TLS connections the coordinator's process refused: past cluster.max_connections_per_address.
+  uint64_t refused_connections = 0;
   msg::LearnerStats learner;       // the last update, averaged over its gradient steps
   uint64_t evaluations = 0;        // evaluations finished during the run
   EvaluationSummary last_evaluation;
