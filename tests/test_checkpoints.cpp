@@ -190,6 +190,7 @@ TEST_CASE("a save that cannot write returns the reason, leaves no temporary, kee
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
+    alarm(60);  // its deadline: the save takes milliseconds
     std::signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{256 * 1024, 256 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);
@@ -202,6 +203,8 @@ TEST_CASE("a save that cannot write returns the reason, leaves no temporary, kee
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE_MESSAGE(!(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM),
+                  "the child that saves ran past its deadline of 60 s");
   REQUIRE(WIFEXITED(status));  // not killed: no abort, no signal
   CHECK(WEXITSTATUS(status) == 0);
   std::vector<std::string> entries;

@@ -20,24 +20,15 @@
 #include <dvla/runtime/tensorboard/event_file.hpp>
 #include <dvla/runtime/video/gif_file.hpp>
 
+#include "run_command.hpp"
+
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Outcome = dvla::test::CommandOutcome;
 
+// The longest run here trains CartPole for a few seconds; 5 minutes is far beyond any.
 Outcome run_program(const std::string& program, const std::string& args) {
-  Outcome o;
-  const std::string command = program + " " + args + " 2>&1";
-  FILE* p = popen(command.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return o;
+  return dvla::test::run_command(program + " " + args, std::chrono::seconds(300));
 }
 
 Outcome run(const std::string& args) { return run_program(DVLA_PPO, args); }

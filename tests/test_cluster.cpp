@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "cluster_certs.hpp"
 #include "network_noise.hpp"
 
 using dvla::test::ChildProcess;
@@ -388,9 +389,8 @@ TEST_CASE(
     "address by the coordinator") {
   Cluster cluster("tls");
   const auto ca = cluster.dir() + "/ca", rogue = cluster.dir() + "/rogue";
-  const std::string script = DVLA_CLUSTER_CERTS;
-  REQUIRE(std::system((script + " " + ca + " coordinator good > /dev/null").c_str()) == 0);
-  REQUIRE(std::system((script + " " + rogue + " rogue > /dev/null").c_str()) == 0);
+  dvla::test::make_cluster_certs(ca, "coordinator good");
+  dvla::test::make_cluster_certs(rogue, "rogue");
   REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "1", "--max-env-steps",
                                                              "100000", "--set", "eval.episodes=2"} +
                                     tls(ca, "coordinator")) != 0);
@@ -506,9 +506,8 @@ TEST_CASE(
   Cluster cluster("rogue");
   const auto logdir = cluster.dir() + "/run";
   const auto ca = cluster.dir() + "/ca", other = cluster.dir() + "/other";
-  const std::string script = DVLA_CLUSTER_CERTS;
-  REQUIRE(std::system((script + " " + ca + " coordinator a b rogue > /dev/null").c_str()) == 0);
-  REQUIRE(std::system((script + " " + other + " rogue > /dev/null").c_str()) == 0);
+  dvla::test::make_cluster_certs(ca, "coordinator a b rogue");
+  dvla::test::make_cluster_certs(other, "rogue");
   REQUIRE(cluster.start_coordinator(
               std::vector<std::string>{"--nodes", "2", "--max-env-steps", "500000", "--set",
                                        "eval.every=25", "--set", "cluster.max_refusals=5", "--set",
@@ -635,8 +634,7 @@ TEST_CASE(
   Cluster cluster("noise");
   const auto logdir = cluster.dir() + "/run";
   const auto ca = cluster.dir() + "/ca";
-  const std::string script = DVLA_CLUSTER_CERTS;
-  REQUIRE(std::system((script + " " + ca + " coordinator a b > /dev/null").c_str()) == 0);
+  dvla::test::make_cluster_certs(ca, "coordinator a b");
   // Fanout 1: b takes its weights from a, through a's relay port.
   REQUIRE(cluster.start_coordinator(std::vector<std::string>{"--nodes", "2", "--max-env-steps",
                                                              "500000", "--set", "eval.every=25",
@@ -720,8 +718,7 @@ TEST_CASE(
     "another address joins") {
   Cluster cluster("connections");
   const auto ca = cluster.dir() + "/ca";
-  const std::string script = DVLA_CLUSTER_CERTS;
-  REQUIRE(std::system((script + " " + ca + " coordinator a > /dev/null").c_str()) == 0);
+  dvla::test::make_cluster_certs(ca, "coordinator a");
   REQUIRE(cluster.start_coordinator(
               std::vector<std::string>{"--nodes", "1", "--max-env-steps", "20000", "--set",
                                        "eval.episodes=0", "--set",
@@ -839,8 +836,7 @@ TEST_CASE(
     "not for the address it dialled unless cluster.tls.check_address=false") {
   Cluster cluster("coordinator-identity");
   const auto ca = cluster.dir() + "/ca";
-  const std::string script = DVLA_CLUSTER_CERTS;
-  REQUIRE(std::system((script + " " + ca + " coordinator a b rogue > /dev/null").c_str()) == 0);
+  dvla::test::make_cluster_certs(ca, "coordinator a b rogue");
   const std::vector<std::string> brief = {"--set", "cluster.join_timeout_s=5"};
   {
     ChildProcess rogue(

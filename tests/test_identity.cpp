@@ -14,6 +14,8 @@
 #include <dvla/runtime/cluster/join_challenges.hpp>
 #include <dvla/runtime/cluster/peer_identity.hpp>
 
+#include "cluster_certs.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,19 +27,20 @@ struct Certificates {
   fs::path dir = fs::temp_directory_path() / ("dvla-identity-" + std::to_string(::getpid()));
   Certificates() {
     fs::remove_all(dir);
-    const std::string script = DVLA_CLUSTER_CERTS;
-    REQUIRE(std::system(("DVLA_CERT_HOSTS=10.254.0.7,trainer.example " + script + " " +
-                         (dir / "ca").string() + " coordinator a b > /dev/null")
-                            .c_str()) == 0);
-    REQUIRE(std::system((script + " " + (dir / "other").string() + " a > /dev/null").c_str()) == 0);
+    dvla::test::make_cluster_certs((dir / "ca").string(), "coordinator a b",
+                                   "DVLA_CERT_HOSTS=10.254.0.7,trainer.example");
+    dvla::test::make_cluster_certs((dir / "other").string(), "a");
     const auto ca = (dir / "ca").string();
-    REQUIRE(
-        std::system(("openssl req -newkey rsa:2048 -nodes -keyout " + ca + "/plain.key -out " + ca +
-                     "/plain.csr -subj /CN=plain 2> /dev/null && "
-                     "openssl x509 -req -in " +
-                     ca + "/plain.csr -CA " + ca + "/ca.pem -CAkey " + ca + "/ca.key -out " + ca +
-                     "/plain.pem 2> /dev/null")
-                        .c_str()) == 0);
+    const std::chrono::seconds deadline(60);
+    REQUIRE(dvla::test::run_command("openssl req -newkey rsa:2048 -nodes -keyout " + ca +
+                                        "/plain.key -out " + ca + "/plain.csr -subj /CN=plain",
+                                    deadline)
+                .status == 0);
+    REQUIRE(dvla::test::run_command("openssl x509 -req -in " + ca + "/plain.csr -CA " + ca +
+                                        "/ca.pem -CAkey " + ca + "/ca.key -out " + ca +
+                                        "/plain.pem",
+                                    deadline)
+                .status == 0);
   }
   ~Certificates() { fs::remove_all(dir); }
   std::string pem(const std::string& ca, const std::string& name) const {

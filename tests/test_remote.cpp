@@ -2,7 +2,9 @@
 // malformed one is refused there and the peer keeps serving. Over mutual TLS a 1 MiB segment
 // crosses intact, and peers without a certificate of the right CA are refused.
 #include <doctest/doctest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include <dvla/actors/support/frame_inspect.hpp>
 #include <dvla/actors/support/type_registry.hpp>
 #include <dvla/messages/trajectory_segment.hpp>
+#include "cluster_certs.hpp"
 #include "segment_digest.hpp"
 
 using namespace dvla;
@@ -37,6 +41,7 @@ class Peer {
     pid_ = fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // ends with the test binary (ctest's TIMEOUT)
       dup2(in[0], 0);
       dup2(out[1], 1);
       close(in[1]);
@@ -64,7 +69,16 @@ class Peer {
       }
     }
   }
+  // The port it listens on, which it says first; a peer silent for a minute is killed and the
+  // test fails. (Its other waits are the test's requests, each with its own timeout.)
   uint16_t port() {
+    pollfd p{fileno(stdout_), POLLIN, 0};
+    if (poll(&p, 1, 60'000) != 1) {
+      kill(pid_, SIGKILL);
+      throw std::runtime_error(std::string(DVLA_TEST_PEER) +
+                               " said no port within its deadline of 60 s: killed (its stderr "
+                               "is above)");
+    }
     unsigned port = 0;
     REQUIRE(fscanf(stdout_, "%u", &port) == 1);
     return static_cast<uint16_t>(port);
@@ -119,10 +133,9 @@ std::string ask(caf::scoped_actor& self, const caf::actor& peer, const msg::Segm
 // Certificates of two CAs under `dir` (scripts/cluster-certs.sh): ca/{ca,peer,client} and
 // rogue/{ca,client}.
 bool make_certificates(const std::string& dir) {
-  const std::string script = DVLA_CLUSTER_CERTS;
-  const auto quiet = " > /dev/null";
-  return std::system((script + " " + dir + "/ca peer client" + quiet).c_str()) == 0 &&
-         std::system((script + " " + dir + "/rogue client" + quiet).c_str()) == 0;
+  dvla::test::make_cluster_certs(dir + "/ca", "peer client");
+  dvla::test::make_cluster_certs(dir + "/rogue", "client");
+  return true;
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 #include <dvla/runtime/tensorboard/record_file.hpp>
 #include <dvla/runtime/tensorboard/run_board.hpp>
 
+#include "run_command.hpp"
+
 namespace fs = std::filesystem;
 using namespace dvla::tensorboard;
 
@@ -38,15 +40,11 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// dvla-ppo's exit status and output (stdout and stderr).
+// dvla-ppo's exit status and output (stdout and stderr); its runs take seconds, 5 minutes is its
+// deadline.
 std::pair<int, std::string> run_ppo(const std::string& args) {
-  FILE* p = popen((std::string(DVLA_PPO) + " " + args + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  std::string output;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) output.append(buf.data(), n);
-  const int raw = pclose(p);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+  auto o = dvla::test::run_command(std::string(DVLA_PPO) + " " + args, std::chrono::seconds(300));
+  return {o.status, std::move(o.output)};
 }
 
 // Every scalar of a file: tag -> steps in the order written.
