@@ -56,7 +56,8 @@ std::string JoinChallenges::issue(const std::string& process, Clock::time_point 
 
 Status JoinChallenges::check(const std::string& nonce, const std::string& process,
                              Clock::time_point now) const {
-  const auto bytes = from_hex(nonce);
+  // The length first: a peer's string is decoded only when it is a nonce's size.
+  const auto bytes = nonce.size() == 2 * nonce_bytes ? from_hex(nonce) : Error("");
   if (!bytes || bytes->size() != nonce_bytes)
     return Error("its challenge is not " + std::to_string(2 * nonce_bytes) + " hex digits");
   const std::string raw(bytes->begin(), bytes->end());
