@@ -32,5 +32,7 @@ using parent_atom = caf::atom_constant<caf::atom("parent")>;
 using refused_atom = caf::atom_constant<caf::atom("refused")>;
 using intake_atom = caf::atom_constant<caf::atom("intake")>;
 using challenge_atom = caf::atom_constant<caf::atom("challenge")>;
+using locate_atom = caf::atom_constant<caf::atom("locate")>;
+using disconnect_atom = caf::atom_constant<caf::atom("disconnect")>;
 
 }  // namespace dvla::actors

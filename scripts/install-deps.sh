@@ -3,29 +3,9 @@
 # tests need beyond them. Does nothing when they are all present, so every entry point may call it.
 set -euo pipefail
 
-packages=(
-  build-essential cmake ccache pkg-config   # toolchain
-  libcaf-dev libssl-dev                     # actors (CAF 0.17.6: core, io, openssl)
-  openssl                                   # scripts/cluster-certs.sh: TLS certificates
-  libcapnp-dev capnproto                    # messages
-  libtorch-dev libopenblas0-pthread         # learning; OpenBLAS replaces the slow reference BLAS
-  libtcmalloc-minimal4                      # malloc that keeps LibTorch's large tensors mapped
-  libfmt-dev doctest-dev nlohmann-json3-dev # formatting, tests, JSON output
-  libhwloc-dev                              # node topology
-  libxxhash-dev                             # checksums of weights that cross nodes
-  libmujoco-dev libpng-dev                  # the tabletop suite's physics; PNG output
-  libegl-dev libegl-mesa0 libgl1-mesa-dri   # headless rendering: EGL, Mesa's llvmpipe on CPUs
-  libglx-mesa0                              # GL entry points MuJoCo may look up through libGL
-  libprotobuf-dev protobuf-compiler         # TensorBoard event files: its Event schemas
-  libboost-dev                              # Boost.CRC: CRC-32C of the event files' records
-  libgif-dev                                # evaluation videos as animated GIFs
-  libtoml11-dev                             # config files in TOML
-  libcli11-dev                              # the apps' flags, subcommands and --help
-  jq gnuplot-nox                            # scripts/plot-run.sh: learning curves as PNG
-)
-
-# fuzz/: clang's libFuzzer, AddressSanitizer and UBSan (dvla.sh test builds the fuzz targets).
-[ "${1:-}" = test ] && packages+=(clang libclang-rt-14-dev)
+source "$(dirname "$0")/lib/packages.sh"
+packages=("${dvla_packages[@]}")
+[ "${1:-}" = test ] && packages+=("${dvla_test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

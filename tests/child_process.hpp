@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,6 +34,12 @@ class ChildProcess {
         stderr_path_(output + ".err"),
         deadline_s_(deadline.count()),
         deadline_(Clock::now() + deadline) {
+    // Emptied before the child starts: an earlier process's output at the same paths (a restarted
+    // coordinator's) must not be read as this one's.
+    std::ofstream(stdout_path_, std::ios::trunc);
+    std::ofstream(stderr_path_, std::ios::trunc);
+    // What the test printed and has not flushed would be flushed again by the child's freopen.
+    std::fflush(nullptr);
     pid_ = fork();
     if (pid_ != 0) return;
     prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -12,7 +12,9 @@
 //   flood     ask for a challenge with a 64 KiB nonce of no hex, then 300 join challenges, then
 //             send 100 joins whose proofs are garbage (50 of them with nonces it was given, 50
 //             with nonces of its own); prints "flood: refused: N of 100; a
-//             malformed nonce: refused" with N the joins refused
+//             malformed nonce: refused; LINK, U joins unsent" with N the joins refused or
+//             unsent, LINK "disconnected (WHY)" when the coordinator ended its connection (past
+//             cluster.max_refusals) and U the joins it no longer sent once it saw that
 //   pose      pose as the coordinator: publish a coordinator's door on HOST:CONTROL_PORT (0: a
 //             free port; prints "pose: listening on PORT") and answer each node's challenge with
 //             a proof of the certificate given; prints "pose: refused: no node joined" after 30 s
@@ -26,7 +28,8 @@
 //             is ready with an endpoint of its own and, once the coordinator's control plane
 //             pinged that, orders the control plane to pause every sampler; then one more
 //             segment. Prints "node: refused: cut off: WHY; SEGMENTS" when it was told to stop,
-//             where SEGMENTS says how each segment was answered; "node: TAKEN" otherwise
+//             where SEGMENTS says how each segment was answered and whether the coordinator then
+//             ended its connection ("disconnected (WHY)"); "node: TAKEN" otherwise
 #include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -169,6 +172,33 @@ std::string command_control_plane(PlaneSystems& planes, caf::scoped_actor& self,
   return "pause all through the control plane: " + outcome.get();
 }
 
+// Watches the connection to a remote actor's node: CAF ends the actor's proxy when it goes down.
+class LinkWatch {
+ public:
+  LinkWatch(caf::actor_system& system, const caf::actor& remote) {
+    auto down = std::make_shared<std::promise<std::string>>();
+    down_ = down->get_future();
+    watcher_ = system.spawn([remote, down](caf::event_based_actor* self) -> caf::behavior {
+      self->monitor(remote);
+      self->set_down_handler([self, down](caf::down_msg& d) {
+        down->set_value(describe(d.reason));
+        self->quit();
+      });
+      return {[](ping_atom) {}};
+    });
+  }
+  bool down() const { return down_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
+  // "disconnected (WHY)" once the connection went down, within `limit`; else "still connected".
+  std::string within(std::chrono::seconds limit) {
+    if (down_.wait_for(limit) != std::future_status::ready) return "still connected";
+    return "disconnected (" + down_.get() + ")";
+  }
+
+ private:
+  caf::actor watcher_;  // held: CAF ends an actor nobody holds
+  std::future<std::string> down_;
+};
+
 // This process's certificate and key, when it was given them.
 struct RogueIdentity {
   std::optional<IdentityKey> key;
@@ -210,6 +240,7 @@ node_actor idle_agent(PlaneSystems& planes) {
 // Many challenges, then many joins with garbage proofs: how many joins were refused.
 std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
   caf::scoped_actor self{planes.data()};
+  LinkWatch link(planes.data(), caf::actor_cast<caf::actor>(coordinator));
   std::string malformed = "; a malformed nonce: TAKEN";
   self->request(coordinator, wait, challenge_atom::value, std::string(1 << 16, 'z'))
       .receive([](std::string&, IdentityProof&) {},
@@ -222,7 +253,12 @@ std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
   const auto agent = idle_agent(planes);
   int refused = 0;
   // Half with nonces it was given, half with nonces of its own making.
+  int unsent = 0;  // once disconnected, nothing reaches the coordinator: not taken either
   for (size_t i = 0; i < 100; ++i) {
+    if (link.down()) {
+      ++unsent;
+      continue;
+    }
     NodeInfo info{"flood-" + std::to_string(i), "rogue-host", 1, 1, 0, "", 0, 1};
     const auto nonce = i < 50 && i < issued.size() ? issued[i] : fresh_nonce();
     self->request(coordinator, wait, join_atom::value, info, agent, nonce,
@@ -230,8 +266,10 @@ std::string flood(PlaneSystems& planes, const coordinator_actor& coordinator) {
         .receive([](NodeAssignment&, node_reports_actor&) {},
                  [&](const caf::error&) { ++refused; });
   }
+  refused += unsent;
   return (refused == 100 ? "refused: 100 of 100" : "TAKEN: " + std::to_string(100 - refused)) +
-         malformed;
+         malformed + "; " + link.within(std::chrono::seconds(10)) + ", " + std::to_string(unsent) +
+         " joins unsent";
 }
 
 // Joins as a node (a process of its own, with an agent the coordinator can release), then
@@ -250,6 +288,7 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
     };
   });
   caf::scoped_actor self{planes.data()};
+  LinkWatch link(planes.data(), caf::actor_cast<caf::actor>(coordinator));
   auto joined = join_as(self, coordinator, identity, "rogue", agent);
   if (!joined) return "join refused: " + joined.error().message();
   const auto [assignment, reports] = *joined;
@@ -275,6 +314,9 @@ std::string misbehave(PlaneSystems& planes, const std::string& host,
         .receive([](WeightsSource&) {}, [](const caf::error&) {});
   }
   if (told.wait_for(std::chrono::seconds(10)) != std::future_status::ready) return "TAKEN";
+  // Disconnected right after it answered, well before the coordinator's heartbeats would drop it
+  // for silence (cluster.connection_timeout_s = 5 s).
+  segments += "; " + link.within(std::chrono::seconds(3));
   segments += "; after the cut-off: " + ship(self, intake, segment.frame(assignment.first_sampler));
   return "refused: cut off: " + told.get() + "; " + segments;
 }

@@ -13,6 +13,7 @@
 #include <dvla/runtime/cluster/cluster_credentials.hpp>
 #include <dvla/runtime/cluster/join_challenges.hpp>
 #include <dvla/runtime/cluster/peer_identity.hpp>
+#include <dvla/runtime/cluster/refusal_ledger.hpp>
 
 #include "cluster_certs.hpp"
 
@@ -191,4 +192,51 @@ TEST_CASE(
   // Another coordinator process (another key) takes none of this one's.
   const JoinChallenges other(std::chrono::seconds(60));
   CHECK_FALSE(other.check(nonce, "abc#1", t0));
+}
+
+TEST_CASE(
+    "refusal ledger: each peer's refusal of a kind is said once, its process's refusals are "
+    "counted, and past the bound it is disconnected, again only after a pause; anonymous ones are "
+    "said once and not counted per peer") {
+  using Clock = RefusalLedger::Clock;
+  using std::chrono::milliseconds;
+  RefusalLedger ledger(3, milliseconds(1000), /*max_logged=*/4, /*max_peers=*/2);
+  const auto t0 = Clock::now();
+  auto v = ledger.refused("n1", "p1", "join", t0);
+  CHECK(v.say);
+  CHECK(v.refusals == 1);
+  CHECK_FALSE(v.disconnect);
+  CHECK_FALSE(ledger.refused("n1", "p1", "join", t0).say);  // said once per peer and kind
+  v = ledger.refused("n2", "p1", "segment", t0);            // another system of the same process
+  CHECK(v.say);
+  CHECK(v.refusals == 3);
+  CHECK(v.bound_reached);
+  CHECK(v.disconnect);
+  // While that is under way, and for a second after it, more refusals end nothing.
+  v = ledger.refused("n1", "p1", "join", t0);
+  CHECK(v.refusals == 4);
+  CHECK_FALSE(v.bound_reached);
+  CHECK_FALSE(v.disconnect);
+  ledger.disconnected("p1", t0 + milliseconds(10));
+  CHECK_FALSE(ledger.refused("n1", "p1", "join", t0 + milliseconds(500)).disconnect);
+  v = ledger.refused("n1", "p1", "join", t0 + milliseconds(1010));
+  CHECK(v.disconnect);  // it came back: disconnected again
+  CHECK_FALSE(v.bound_reached);
+  CHECK(ledger.refusals_of("p1") == 6);
+  // Anonymous: said once, counted by no peer, never disconnected.
+  for (int i = 0; i < 5; ++i) {
+    v = ledger.refused("", "", "quorum", t0);
+    CHECK(v.say == (i == 0));
+    CHECK(v.refusals == 0);
+    CHECK_FALSE(v.disconnect);
+  }
+  // The log's last line says so; then new kinds and peers are counted, not said.
+  v = ledger.refused("n3", "p2", "join", t0);
+  CHECK(v.say);
+  CHECK(v.last_said);
+  CHECK_FALSE(ledger.refused("n4", "p2", "relay", t0).say);
+  CHECK(ledger.refusals_of("p2") == 2);
+  // Past max_peers a new process is not counted one by one.
+  CHECK(ledger.refused("n5", "p3", "join", t0).refusals == 0);
+  CHECK(ledger.refusals_of("p3") == 0);
 }

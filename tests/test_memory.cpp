@@ -6,8 +6,10 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include <dvla/gpu/memory_pools.hpp>
 #include <dvla/gpu/pool_lease.hpp>
 #ifdef DVLA_HAVE_CUDA
+#include <cuda_runtime.h>
 #include <dvla/gpu/cuda_pool.hpp>
 #include <dvla/gpu/nccl_broadcast.hpp>
 #endif
@@ -214,13 +217,42 @@ TEST_CASE("CUDA pools: built where the toolkit is, refused with a reason where t
   CHECK(model.stats().in_use >= 32 * MiB);
   CHECK(model.stats().failed_requests == 1);
   model.deallocate(*fits, 32 * MiB);
-  // A weight update between devices: one broadcast of one flat buffer.
-  auto nccl = NcclBroadcast::create({0});
+  // A weight update between devices: one broadcast of one flat buffer from the pool of device 0.
+  // Every device's buffer then holds the root's values (with one GPU, the root's own: the
+  // collective ran and left them whole).
+  const int devices = std::min(cuda_device_count(), 2);
+  std::vector<int> ids(static_cast<size_t>(devices));
+  std::iota(ids.begin(), ids.end(), 0);
+  auto nccl = NcclBroadcast::create(ids);
   REQUIRE_MESSAGE(nccl, nccl.error().message());
-  auto buffer = model.allocate(1024 * sizeof(float));
-  REQUIRE(buffer);
-  CHECK((*nccl)->broadcast({static_cast<float*>(*buffer)}, 1024, 0, {nullptr}));
-  cuda_synchronize(0);  // the broadcast ran on another stream than the pool's
-  model.deallocate(*buffer, 1024 * sizeof(float));
+  constexpr size_t count = 1024;
+  std::vector<float> sent(count);
+  for (size_t i = 0; i < count; ++i) sent[i] = 0.5f * static_cast<float>(i) - 7.0f;
+  auto root = model.allocate(count * sizeof(float));
+  REQUIRE(root);
+  std::vector<float*> buffers{static_cast<float*>(*root)};
+  REQUIRE(cudaMemcpy(buffers[0], sent.data(), count * sizeof(float), cudaMemcpyHostToDevice) ==
+          cudaSuccess);
+  for (int d = 1; d < devices; ++d) {
+    cudaSetDevice(d);
+    void* other = nullptr;
+    REQUIRE(cudaMalloc(&other, count * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMemset(other, 0, count * sizeof(float)) == cudaSuccess);
+    buffers.push_back(static_cast<float*>(other));
+  }
+  cudaSetDevice(0);
+  const auto sent_ok = (*nccl)->broadcast(buffers, count, 0, std::vector<void*>(ids.size()));
+  CHECK_MESSAGE(sent_ok, sent_ok.error().message());
+  for (int d = 0; d < devices; ++d) {
+    cuda_synchronize(d);  // the broadcast ran on another stream than the pool's
+    std::vector<float> got(count, -1.0f);
+    cudaSetDevice(d);
+    REQUIRE(cudaMemcpy(got.data(), buffers[static_cast<size_t>(d)], count * sizeof(float),
+                       cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK_MESSAGE(got == sent, "device ", d, " holds other values than the root sent");
+    if (d > 0) cudaFree(buffers[static_cast<size_t>(d)]);
+  }
+  cudaSetDevice(0);
+  model.deallocate(*root, count * sizeof(float));
 #endif
 }

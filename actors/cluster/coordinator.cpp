@@ -7,11 +7,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
 #include <dvla/actors/cluster/node_reports.hpp>
+#include <dvla/actors/cluster/peer_connections.hpp>
 #include <dvla/actors/cluster/segment_intake.hpp>
 #include <dvla/actors/support/actor_support.hpp>
 #include <dvla/actors/support/cluster_inspect.hpp>
@@ -22,6 +22,7 @@
 #include <dvla/messages/metrics.hpp>
 #include <dvla/runtime/cluster/join_challenges.hpp>
 #include <dvla/runtime/cluster/node_assignment.hpp>
+#include <dvla/runtime/cluster/refusal_ledger.hpp>
 #include <dvla/runtime/distribution/relay_tree.hpp>
 
 namespace dvla::actors {
@@ -33,7 +34,6 @@ struct Member {
   caf::node_id process;  // the peer that joined as this node: only it may speak for it
   node_reports_actor reports;
   segment_intake_actor intake;  // once the gate asked for it
-  uint64_t refusals = 0;
   bool ready = false;
   bool lost = false;
   bool released = false;  // told the run is over: its end is no loss
@@ -50,9 +50,10 @@ struct CoordinatorState {
   std::map<uint32_t, Member> members;
   bool started = false;  // the samplers may start: quorum or join timeout
   std::vector<std::pair<uint32_t, caf::typed_response_promise<uint32_t>>> waiting;
-  // (peer, kind) refusals said once; at most max_logged, then refusals are only counted (a flood
-  // of new peers must not grow it without bound).
-  std::set<std::pair<std::string, std::string>> logged;
+  // Each peer's refusals: said once per kind, counted, and past cluster.max_refusals its
+  // connections ended (through `connections`).
+  std::optional<RefusalLedger> refusals;
+  peer_connections_actor connections;
   std::vector<caf::node_id> cut_off;  // processes of nodes cut off: they may not join again
   // The nonces a join must bring back and sign: issued to the asking process, kept by no one.
   // A node joins right after it asked (a few round trips); a minute leaves room for a slow one.
@@ -102,43 +103,92 @@ Member* member_by_process(CoordinatorState& s, const caf::node_id& process, bool
 
 void lose(self_ptr self, uint32_t id, const std::string& why);
 
-// A node past cluster.max_refusals: lost, its intake and reports end (CAF 0.17 cannot close one
-// peer's connection; nothing of it is taken any more), it is told to stop, and its process may
-// not join again.
-void cut_off(self_ptr self, Member& m) {
+// "node 'NAME'", or "a peer that is no node" for a process that never joined.
+std::string who(const Member* m) {
+  return m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node");
+}
+
+// Ends every connection of `process` (the ledger said so). `said`: the line that tells why, or
+// "" for a peer disconnected again (it came back and was refused again: counted, not said).
+void disconnect(self_ptr self, const caf::node_id& process, std::string said) {
+  self->request(self->state.connections, caf::infinite, disconnect_atom::value, process)
+      .then(
+          [self, process, said](const std::vector<std::string>& ended) {
+            self->state.refusals->disconnected(process_text(process), RefusalLedger::Clock::now());
+            if (!said.empty())
+              fmt::print(stderr, "dvla: coordinator: {}: its connections from {} ended\n", said,
+                         endpoints_text(ended));
+          },
+          [self, process, said](const caf::error& e) {
+            self->state.refusals->disconnected(process_text(process), RefusalLedger::Clock::now());
+            fmt::print(stderr, "dvla: coordinator: {}: its connections could not be ended: {}\n",
+                       said.empty() ? "a peer past cluster.max_refusals" : said, describe(e));
+          });
+}
+
+// A node past cluster.max_refusals: lost, its intake and reports end (nothing of it is taken any
+// more), it is told to stop, and its process may not join again; once it answered (or did not
+// in time) its connections are ended.
+void cut_off(self_ptr self, Member& m, uint64_t refusals) {
   auto& s = self->state;
   const auto why =
-      fmt::format("cut off after {} refused messages (cluster.max_refusals)", m.refusals);
+      fmt::format("cut off after {} refused messages (cluster.max_refusals)", refusals);
   fmt::print(stderr, "dvla: coordinator: node '{}' {}\n", m.assignment.name, why);
   s.cut_off.push_back(m.process);
   for (const auto& a :
        {caf::actor_cast<caf::actor>(m.intake), caf::actor_cast<caf::actor>(m.reports)})
     if (a) self->send_exit(a, caf::exit_reason::user_shutdown);
   self->demonitor(m.node.address());
+  const auto said = "node '" + m.assignment.name + "' disconnected";
+  auto then_disconnect = [self, process = m.process, said] { disconnect(self, process, said); };
   self->request(m.node, timeout_of(s.setup.config.cluster.connection_timeout_s),
                 shutdown_atom::value, "the coordinator " + why)
-      .then([](bool) {}, [](caf::error&) {});  // it may not listen: it is lost either way
+      .then([then_disconnect](bool) { then_disconnect(); },
+            [then_disconnect](caf::error&) { then_disconnect(); });  // it may not listen
   lose(self, m.assignment.node, why);
 }
 
+// Says a refusal, with the address its peer is connected from (asked of the middlemen first).
+void say_refusal(self_ptr self, const caf::node_id& process, const std::string& line_start,
+                 const std::string& line_end) {
+  if (!process) {
+    fmt::print(stderr, "{} (CAF node anonymous){}\n", line_start, line_end);
+    return;
+  }
+  auto say = [line_start, line_end, peer = caf::to_string(process)](const std::string& where) {
+    fmt::print(stderr, "{} (CAF node {}, {}){}\n", line_start, peer, where, line_end);
+  };
+  self->request(self->state.connections, caf::infinite, locate_atom::value, process)
+      .then(
+          [say](const std::vector<std::string>& at) {
+            say(at.empty() ? "not connected directly" : "from " + endpoints_text(at));
+          },
+          [say](const caf::error& e) { say("its address unknown: " + describe(e)); });
+}
+
 // A message of `process` refused here or by another actor of the coordinator's side: said once
-// per peer and kind, counted against its node (the supervisor's status: `refused`).
+// per peer and kind (with its address), counted against its node (the supervisor's status:
+// `refused`); past cluster.max_refusals a node is cut off, and any peer disconnected.
 void on_refused(self_ptr self, const caf::node_id& process, const std::string& kind,
                 const std::string& why) {
-  constexpr size_t max_logged = 1024;
   auto& s = self->state;
-  const auto peer = process ? caf::to_string(process) : std::string("anonymous");
   auto* m = member_by_process(s, process, /*lost_too=*/true);
-  if (s.logged.size() < max_logged && s.logged.insert({peer, kind}).second)
-    fmt::print(
-        stderr,
-        "dvla: coordinator: refused {} from {} (CAF node {}): {} (further refusals of this "
-        "kind from it are counted, not logged{})\n",
-        kind, m ? "node '" + m->assignment.name + "'" : std::string("a peer that is no node"), peer,
-        why, s.logged.size() == max_logged ? "; so are those of peers not yet named" : "");
+  const auto verdict =
+      s.refusals->refused(process ? caf::to_string(process) : std::string(), process_text(process),
+                          kind, RefusalLedger::Clock::now());
+  if (verdict.say)
+    say_refusal(self, process, "dvla: coordinator: refused " + kind + " from " + who(m),
+                ": " + why + " (further refusals of this kind from it are counted, not logged" +
+                    (verdict.last_said ? "; so are those of peers not yet named)" : ")"));
   self->send(s.setup.supervisor, refused_atom::value, m ? m->assignment.node : uint32_t{0});
-  if (m && ++m->refusals == static_cast<uint64_t>(s.setup.config.cluster.max_refusals) && !m->lost)
-    cut_off(self, *m);
+  if (m && !m->lost && verdict.bound_reached) return cut_off(self, *m, verdict.refusals);
+  if (verdict.disconnect)
+    disconnect(self, process,
+               verdict.bound_reached
+                   ? fmt::format("{} (CAF node {}) disconnected after {} refused messages "
+                                 "(cluster.max_refusals)",
+                                 who(m), caf::to_string(process), verdict.refusals)
+                   : std::string());
 }
 
 // Refuses a request of the sender: logged and counted as above, the error as the answer.
@@ -273,8 +323,11 @@ Expected<Member*> speaking_for(self_ptr self, uint32_t node, const std::string& 
   return m;
 }
 
-const WeightsSource& source_of(const CoordinatorState& s, uint32_t node) {
-  return node == RelayTree::root ? s.setup.learner_weights : s.relays.at(node);
+// Where `node` of the relay tree hands out weights: the learner's port on the coordinator's host
+// (as each node dialled it: it may listen on 0.0.0.0), or a relay node's.
+WeightsSource source_of(const CoordinatorState& s, uint32_t node) {
+  if (node == RelayTree::root) return WeightsSource{"learner", "", s.setup.weights_port->load()};
+  return s.relays.at(node);
 }
 
 // The node's place in the relay tree: where its weights come from.
@@ -286,7 +339,7 @@ caf::result<WeightsSource> relay(self_ptr self, uint32_t node, WeightsSource own
     return make_error(errc::bad_setup, "node " + std::to_string(node) + " has a relay already");
   own.name = (*member)->assignment.name;
   s.relays[node] = own;
-  const auto& from = source_of(s, s.tree->add(node));
+  const auto from = source_of(s, s.tree->add(node));
   fmt::print(stderr, "dvla: coordinator: node '{}' takes its weights from {} (depth {})\n",
              own.name, from.text(), s.tree->depth(node));
   self->send(s.setup.supervisor, relay_atom::value, node, from.name);
@@ -298,7 +351,7 @@ void route_around(self_ptr self, uint32_t lost) {
   auto& s = self->state;
   const auto name = s.members.at(lost).assignment.name;
   for (const auto& [child, parent] : s.tree->remove(lost)) {
-    const auto& from = source_of(s, parent);
+    const auto from = source_of(s, parent);
     const auto& m = s.members.at(child);
     fmt::print(stderr,
                "dvla: coordinator: node '{}' now takes its weights from {} (its relay '{}' was "
@@ -420,6 +473,8 @@ coordinator_core_actor::behavior_type coordinator(self_ptr self, CoordinatorSetu
   name_failures(self, "coordinator");
   auto& s = self->state;
   s.setup = std::move(setup);
+  s.refusals.emplace(static_cast<uint64_t>(s.setup.config.cluster.max_refusals));
+  s.connections = spawn_peer_connections(self->system(), s.setup.middlemen);
   s.tree.emplace(s.setup.config.distribution.fanout);
   s.config_text = dump_config(s.setup.config);
   s.next_sampler = static_cast<uint32_t>(s.setup.config.cluster.local_samplers);
@@ -508,6 +563,7 @@ Coordinator spawn_coordinator(caf::actor_system& system, CoordinatorSetup setup)
   if (setup.groups.empty()) throw Failure("coordinator: the graph has no env group");
   if (!setup.data_port || !setup.data_system || !setup.trainer)
     throw Failure("coordinator: no data plane (port, actor system, trainer)");
+  if (!setup.weights_port) throw Failure("coordinator: no weights plane port");
   auto core = system.spawn(coordinator, std::move(setup));
   auto door = system.spawn(coordinator_door, core);
   // The door ends with the coordinator.

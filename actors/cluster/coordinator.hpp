@@ -15,6 +15,7 @@
 // first distribution.fanout nodes, then the earlier nodes, breadth first; the children of a lost
 // node are told to take the next version from its parent.
 #include <caf/actor_system.hpp>
+#include <caf/io/middleman_actor.hpp>
 #include <caf/scheduled_actor.hpp>
 
 #include <atomic>
@@ -36,7 +37,9 @@ struct CoordinatorSetup {
   // after the coordinator started; it is set before the door is published (no node joins
   // earlier), and read only then.
   std::shared_ptr<const std::atomic<uint16_t>> data_port;
-  WeightsSource learner_weights;  // the learner's distributor: the root of the relay tree
+  // The port of the learner's distributor (the root of the relay tree), on the weights plane:
+  // published after the coordinator (its door's refusals go to the coordinator), set likewise.
+  std::shared_ptr<const std::atomic<uint16_t>> weights_port;
   std::string address;            // where it listens, for the log
   // The graph's env groups: each node's samplers go to the group furthest below its share.
   std::vector<GroupShape> groups;
@@ -48,6 +51,9 @@ struct CoordinatorSetup {
   // (each node proves itself: its certificate's name is the name it joins under). None: plain
   // TCP, names as the nodes say.
   std::optional<ClusterCredentials> credentials;
+  // Each plane's middleman of this process: where a peer is connected (for refusal lines), and
+  // whose connections a peer past cluster.max_refusals has (peer_connections.hpp).
+  std::vector<caf::io::middleman_actor> middlemen;
 };
 
 // The coordinator behind its door: the door's requests (the same checks apply: a peer can reach

@@ -82,31 +82,47 @@ Status same_graph(const Graph& graph, const NodeAssignment& a) {
   return Status::ok();
 }
 
+// Calls `attempt` (an Expected<T>) every half second until it succeeds, `stop()` holds, or
+// `timeout_s` passed: a peer that is not up yet, or too busy to finish a handshake in time, is no
+// reason to give up. The error, after `what`, names the attempts and each distinct failure seen
+// (a TLS refusal says more than an attempt cut short by the deadline, whichever came last).
+template <class T, class Attempt, class Stop>
+Expected<T> retry(Attempt attempt, Stop stop, double timeout_s, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::vector<std::string> seen;
+  for (int n = 1;; ++n) {
+    Expected<T> got = attempt();
+    if (got) return got;
+    if (auto why = got.error().message();
+        seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
+      seen.push_back(std::move(why));
+    if (auto stopped = stop(); !stopped.empty()) return Error(stopped);
+    if (std::chrono::steady_clock::now() >= deadline)
+      return Error(fmt::format("{} ({} attempts): {}", what, n, fmt::join(seen, "; ")));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 // Dials the coordinator until it answers or `timeout_s` passed (it may start later, or come
-// back). The error names each distinct failure seen (a TLS refusal says more than an attempt cut
-// short by the deadline, whichever came last).
-// `lost`: the coordinator this node lost, if any — CAF may still hand out its cached handle for
-// the address until it has noticed the connection is gone; that is no coordinator yet.
+// back). `lost`: the coordinator this node lost, if any — CAF may still hand out its cached
+// handle for the address until it has noticed the connection is gone; that is no coordinator yet.
 Expected<coordinator_actor> dial(PlaneSystems& planes, const NodeSetup& setup, double timeout_s,
                                  const std::string& timeout_key, const RunRequests* requests,
                                  const caf::node_id& lost) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  std::vector<std::string> seen;
-  for (int attempt = 1;; ++attempt) {
-    auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
-                                               setup.coordinator.port);
-    if (c && (!lost || c->node() != lost)) return c;
-    if (c) c = Error("only the coordinator that was lost answers (not yet noticed gone)");
-    if (auto why = c.error().message();
-        seen.size() < 4 && std::find(seen.begin(), seen.end(), why) == seen.end())
-      seen.push_back(std::move(why));
-    if (requests && requests->stop_requested())
-      return Error("asked to stop while dialling the coordinator");
-    if (std::chrono::steady_clock::now() >= deadline)
-      return Error(fmt::format("no coordinator within {} = {} s ({} attempts): {}", timeout_key,
-                               timeout_s, attempt, fmt::join(seen, "; ")));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  return retry<coordinator_actor>(
+      [&]() -> Expected<coordinator_actor> {
+        auto c = planes.connect<coordinator_actor>(planes.control(), setup.coordinator.host,
+                                                   setup.coordinator.port);
+        if (c && lost && c->node() == lost)
+          return Error("only the coordinator that was lost answers (not yet noticed gone)");
+        return c;
+      },
+      [&] {
+        return requests && requests->stop_requested()
+                   ? std::string("asked to stop while dialling the coordinator")
+                   : std::string();
+      },
+      timeout_s, fmt::format("no coordinator within {} = {} s", timeout_key, timeout_s));
 }
 
 // Everything the node spawned, by address: watched for failures, stopped at the end.
@@ -328,7 +344,13 @@ class Node {
   // current weights crossed (a source with none yet answers with its first).
   Expected<uint64_t> take_weights_from(const WeightsSource& source) {
     const auto& host = source.host.empty() ? setup_.coordinator.host : source.host;
-    auto upstream = planes_.connect<relay_door_actor>(planes_.weights(), host, source.port);
+    // Dialled again for up to cluster.join_timeout_s: a source busy with many connections (CAF
+    // spins on each unfinished handshake) may not finish ours within CAF's handshake timeout.
+    const auto timeout_s = setup_.cluster.join_timeout_s;
+    auto upstream = retry<relay_door_actor>(
+        [&] { return planes_.connect<relay_door_actor>(planes_.weights(), host, source.port); },
+        [] { return std::string(); }, timeout_s,
+        fmt::format("not reached within cluster.join_timeout_s = {} s", timeout_s));
     if (!upstream) return upstream.error().within("the weights of " + source.text());
     // Chunks are taken from that process only, from now on.
     weights_self_->send(graph_.distributor, parent_atom::value, upstream->node());

@@ -1,8 +1,12 @@
 #include <dvla/actors/control/socket_peer.hpp>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include <cstdlib>
+#include <memory>
 
 namespace dvla::actors {
 namespace {
@@ -31,6 +35,20 @@ Peer peer_of(int fd) {
   return {};
 }
 
+// An IPv4 peer of a dual-stack socket shows as "::ffff:a.b.c.d": its IPv4 form.
+std::string plain_host(const std::string& host) {
+  const std::string mapped = "::ffff:";
+  const bool v4_mapped =
+      host.compare(0, mapped.size(), mapped) == 0 && host.find('.') != std::string::npos;
+  return v4_mapped ? host.substr(mapped.size()) : host;
+}
+
+bool is_stream_socket(int fd) {
+  int type = 0;
+  socklen_t length = sizeof(type);
+  return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == SOCK_STREAM;
+}
+
 }  // namespace
 
 std::string socket_peer_host(int fd) { return peer_of(fd).host; }
@@ -40,6 +58,23 @@ std::string socket_peer(int fd) {
   if (peer.host.empty()) return "an unknown address";
   const auto port = std::to_string(peer.port);
   return peer.v6 ? "[" + peer.host + "]:" + port : peer.host + ":" + port;
+}
+
+size_t shut_down_connections_to(const std::string& host, uint16_t port) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> fds(opendir("/proc/self/fd"), &closedir);
+  if (!fds) return 0;
+  const auto wanted = plain_host(host);
+  size_t shut = 0;
+  while (const dirent* entry = readdir(fds.get())) {
+    char* end = nullptr;
+    const long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd == dirfd(fds.get())) continue;
+    if (!is_stream_socket(static_cast<int>(fd))) continue;
+    const auto peer = peer_of(static_cast<int>(fd));
+    if (peer.port != port || plain_host(peer.host) != wanted) continue;
+    shut += shutdown(static_cast<int>(fd), SHUT_RDWR) == 0;
+  }
+  return shut;
 }
 
 }  // namespace dvla::actors

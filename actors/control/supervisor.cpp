@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -592,18 +593,27 @@ void open_cluster(self_ptr self) {
   auto credentials = load_credentials(s.config.cluster, PeerRole::coordinator);
   if (!credentials) throw Failure("the coordinator's identity: " + credentials.error().message());
   c.credentials = std::move(*credentials);
+  for (auto* system : {&planes.data(), &planes.control(), &planes.weights()}) {
+    auto middleman = system->middleman().actor_handle();
+    if (std::find(c.middlemen.begin(), c.middlemen.end(), middleman) == c.middlemen.end())
+      c.middlemen.push_back(middleman);
+  }
+  auto weights_port_of_door = std::make_shared<std::atomic<uint16_t>>(0);
+  c.weights_port = weights_port_of_door;
+  auto coordinator = spawn_coordinator(self->system(), c);
+  s.coordinator = coordinator.core;
+  watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
   // Published on the weights plane: the learner's distributor behind a door that takes attaches
-  // only (whole versions come from the trainer, in this process).
+  // only (whole versions come from the trainer, in this process); what it refuses is the
+  // coordinator's to count against each peer.
   auto weights_door =
-      spawn_relay_door(planes.weights(), s.graph.distributor, caf::actor_cast<caf::actor>(self));
+      spawn_relay_door(planes.weights(), s.graph.distributor, caf::actor_cast<caf::actor>(self),
+                       caf::actor_cast<caf::actor>(coordinator.core));
   const uint16_t wanted_weights_port =
       listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 2);
   auto weights_port = planes.publish(weights_door, listen->host, wanted_weights_port);
   if (!weights_port) throw Failure("the weights plane " + weights_port.error().message());
-  c.learner_weights = WeightsSource{"learner", "", *weights_port};  // the host nodes dial
-  auto coordinator = spawn_coordinator(self->system(), c);
-  s.coordinator = coordinator.core;
-  watch(self, "coordinator", caf::actor_cast<caf::actor>(s.coordinator));
+  weights_port_of_door->store(*weights_port);
   s.gate = spawn_segment_gate(planes.data(), coordinator.core);
   watch(self, "segment gate", caf::actor_cast<caf::actor>(s.gate));
   const uint16_t wanted_data_port = listen->port == 0 ? 0 : static_cast<uint16_t>(listen->port + 1);

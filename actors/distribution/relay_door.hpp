@@ -10,8 +10,11 @@
 
 namespace dvla::actors {
 
-// `supervisor` (may be null) counts what the door refuses.
+// `supervisor` (may be null) counts what the door refuses. With `coordinator` (the coordinator's
+// core: its own door, the learner's) each refusal goes there instead, as (refused, node, kind,
+// why): said once per peer and kind, counted against the peer, which past cluster.max_refusals is
+// disconnected.
 relay_door_actor spawn_relay_door(caf::actor_system& system, distributor_actor distributor,
-                                  caf::actor supervisor = {});
+                                  caf::actor supervisor = {}, caf::actor coordinator = {});
 
 }  // namespace dvla::actors

@@ -191,7 +191,7 @@ std::vector<Setting> config_settings(Config& c) {
        &c.cluster.insecure},
       {"cluster.max_refusals",
        "messages a peer may have refused (malformed, not its to send, out of bounds) before the "
-       "coordinator cuts it off",
+       "coordinator disconnects it (a node is cut off from the run first)",
        &c.cluster.max_refusals},
       {"cluster.max_connections_per_address",
        "with TLS: connections a coordinator or node holds from one peer address (a node opens 3 "

@@ -160,7 +160,8 @@ struct ClusterConfig {
   bool tls_check_address = true;
   // The names (their certificates' names, with TLS) that may join as nodes; empty: any.
   std::vector<std::string> allowed_nodes;
-  // A peer refused this many messages (malformed, not its to send, out of bounds) is cut off.
+  // A peer refused this many messages (malformed, not its to send, out of bounds) is
+  // disconnected (a node is cut off from the run first).
   int max_refusals = 100;
   // With TLS, each process holds at most this many connections from one peer address (a node
   // opens one per plane to the coordinator, and one to its relay parent); more are refused.
