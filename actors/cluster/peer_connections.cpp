@@ -26,10 +26,7 @@ struct Endpoint {
   bool operator<(const Endpoint& o) const {
     return std::tie(host, port) < std::tie(o.host, o.port);
   }
-  std::string text() const {
-    const auto p = std::to_string(port);
-    return host.find(':') != std::string::npos ? "[" + host + "]:" + p : host + ":" + p;
-  }
+  std::string text() const { return endpoint_text(host, port); }
 };
 
 // Every actor system of `node`'s process: CAF gives them the process's node id but for the last

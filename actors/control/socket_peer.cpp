@@ -14,7 +14,6 @@ namespace {
 struct Peer {
   std::string host;
   unsigned port = 0;
-  bool v6 = false;
 };
 
 Peer peer_of(int fd) {
@@ -25,12 +24,12 @@ Peer peer_of(int fd) {
   if (address.ss_family == AF_INET) {
     const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
     inet_ntop(AF_INET, &v4.sin_addr, host, sizeof(host));
-    return {host, ntohs(v4.sin_port), false};
+    return {host, ntohs(v4.sin_port)};
   }
   if (address.ss_family == AF_INET6) {
     const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
     inet_ntop(AF_INET6, &v6.sin6_addr, host, sizeof(host));
-    return {host, ntohs(v6.sin6_port), true};
+    return {host, ntohs(v6.sin6_port)};
   }
   return {};
 }
@@ -53,11 +52,14 @@ bool is_stream_socket(int fd) {
 
 std::string socket_peer_host(int fd) { return peer_of(fd).host; }
 
+std::string endpoint_text(const std::string& host, unsigned port) {
+  const auto p = std::to_string(port);
+  return host.find(':') != std::string::npos ? "[" + host + "]:" + p : host + ":" + p;
+}
+
 std::string socket_peer(int fd) {
   const auto peer = peer_of(fd);
-  if (peer.host.empty()) return "an unknown address";
-  const auto port = std::to_string(peer.port);
-  return peer.v6 ? "[" + peer.host + "]:" + port : peer.host + ":" + port;
+  return peer.host.empty() ? "an unknown address" : endpoint_text(peer.host, peer.port);
 }
 
 size_t shut_down_connections_to(const std::string& host, uint16_t port) {
